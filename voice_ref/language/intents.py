@@ -18,7 +18,6 @@ class Intent:
     """Base class. `player` is set when a player's name was spoken."""
 
     player: str | None = field(default=None, kw_only=True)
-    # The player a query asks about ("¿cuántos dados tiene Ana?"); not the speaker.
     type: str = field(default="", init=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -69,17 +68,15 @@ class NumberIntent(Intent):
 
 @dataclass(frozen=True, slots=True)
 class QueryIntent(Intent):
+    """`player` is the name spoken: "¿cuántos dados tiene Ana?" -> what="dice", player="Ana"."""
+
     what: QueryWhat = "turn"
-    about: str | None = None  # "¿cuántos dados tiene Ana?" -> about="Ana"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type", "query")
 
     def _fields(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"what": self.what}
-        if self.about is not None:
-            out["about"] = self.about
-        return out
+        return {"what": self.what}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +128,7 @@ def intent_from_json(obj: dict[str, Any]) -> Intent:
     if kind == "number":
         return NumberIntent(value=int(obj["value"]), player=player)
     if kind == "query":
-        return QueryIntent(what=obj["what"], about=obj.get("about"), player=player)
+        return QueryIntent(what=obj["what"], player=player)
     if kind == "choice":
         return ChoiceIntent(value=obj["value"], player=player)
     if kind == "hand":
