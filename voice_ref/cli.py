@@ -30,9 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="referee a game (microphone by default)")
     play.add_argument("--text", action="store_true", help="read utterances as text lines on stdin")
-    play.add_argument("--input", metavar="WAV", help="play from a recorded session instead of the mic")
+    play.add_argument("--input", metavar="WAV", help="play a recorded session (WAV)")
     play.add_argument("--json", action="store_true", help="print the JSON Lines protocol on stdout")
-    play.add_argument("--silent", action="store_true", help="print announcements instead of speaking")
+    play.add_argument("--silent", action="store_true", help="print instead of speaking")
     play.add_argument("--players", help="comma-separated names in clockwise seat order")
     play.add_argument("--rules", help="rule preset: chile, dudo, simple or cachito")
     play.add_argument("--starter", help="who opens the first round")

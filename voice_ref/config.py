@@ -132,5 +132,5 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
     )
     if cfg.asr.backend not in ("auto", "vosk", "whisper"):
         raise ConfigError(f"[asr] backend must be auto, vosk or whisper, not {cfg.asr.backend!r}.")
-    cfg.rules  # validates preset and overrides now, not mid-game
+    _ = cfg.rules  # validates preset and overrides now, not mid-game
     return cfg

@@ -5,7 +5,7 @@ filled in by the rules engine work). Public surface used by other layers:
 
     game = Game(["Ana", "Beto", "Carla"], make_rules("chile"), starter=None, direction=None)
     game.awaiting            -> Awaiting
-    game.turn                -> str | None   (who must speak now; None while the whole table answers)
+    game.turn                -> str | None   (who must speak; None when the table answers)
     game.addressed           -> str | None   (who a question is put to: the obligating player, ...)
     game.bid, game.bidder    -> Bid | None, str | None
     game.round_type          -> RoundType

@@ -41,7 +41,7 @@ class OpenWithAces(Enum):
 class CalzoRule(Enum):
     """When calzo may be called (by the player whose turn it is)."""
 
-    HALF_TABLE_OR_ONE_DIE = "half_table_or_one_die"  # chile: table*2 >= original, or caller has 1 die
+    HALF_TABLE_OR_ONE_DIE = "half_table_or_one_die"  # chile: table*2 >= original or 1 die
     MORE_THAN_HALF_TABLE = "more_than_half_table"  # dudo: table*2 > original
     FEWER_THAN_START_DICE = "fewer_than_start_dice"  # simple: caller has < start_dice
     ALWAYS = "always"  # cachito
