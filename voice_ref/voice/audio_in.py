@@ -43,3 +43,49 @@ def wav_blocks(
     step = max(1, int(sample_rate * block_s))
     for start in range(0, len(audio), step):
         yield audio[start : start + step]
+
+
+def write_wav(path: Path | str, samples: np.ndarray, sample_rate: int) -> None:
+    """Write float32 mono samples as a 16-bit PCM WAV file."""
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2")
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(sample_rate)
+        wav.writeframes(pcm.tobytes())
+
+
+def describe_devices() -> list[str]:
+    """One line per audio device, marking the defaults, for `voice-ref devices`."""
+    import sounddevice as sd
+
+    default_in, default_out = sd.default.device
+    lines = []
+    for index, dev in enumerate(sd.query_devices()):
+        kinds = []
+        if dev["max_input_channels"] > 0:
+            kinds.append("microphone" + (" (default)" if index == default_in else ""))
+        if dev["max_output_channels"] > 0:
+            kinds.append("loudspeaker" + (" (default)" if index == default_out else ""))
+        lines.append(
+            f"{index:3d}  {dev['name']}  [{', '.join(kinds)}]  "
+            f"{int(dev['default_samplerate'])} Hz"
+        )
+    return lines
+
+
+def main_devices(args) -> int:
+    """`voice-ref devices`: list microphones and loudspeakers, or say why there are none."""
+    try:
+        lines = describe_devices()
+    except OSError as exc:  # PortAudio library missing
+        print(f"voice-ref devices: the audio library is missing ({exc}). "
+              "Install PortAudio (apt install libportaudio2).")
+        return 2
+    if not lines:
+        print("No audio devices found. Connect a microphone and a loudspeaker, or start "
+              "PulseAudio; `voice-ref play --text` and `--input session.wav` work without them.")
+        return 2
+    print("Audio devices (put the number or part of the name in config.toml [audio]):")
+    print("\n".join(lines))
+    return 0

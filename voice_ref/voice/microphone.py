@@ -1,0 +1,110 @@
+"""The live microphone as a stream of timestamped float32 mono blocks.
+
+PortAudio calls us on its own thread; blocks go into a queue together with the monotonic
+time they were captured, so the listening loop can drop exactly the audio recorded while
+the referee was speaking, however long recognition takes to get to it.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+
+class MicrophoneUnavailable(RuntimeError):
+    """No usable input device; the message says what is missing in plain words."""
+
+
+NO_MIC_HELP = (
+    "Without a microphone, type the table's words with `voice-ref play --text`, "
+    "or referee a recording with `voice-ref play --input session.wav`. "
+    "`voice-ref devices` lists the audio devices."
+)
+
+
+class Microphone:
+    """Opens the input device; iterate `blocks()` to get (capture_time, samples)."""
+
+    def __init__(
+        self, device: str | int = "", sample_rate: int = 16000, block_s: float = 0.1
+    ) -> None:
+        self.device = device if device != "" else None
+        self.sample_rate = sample_rate
+        self.block_s = block_s
+        self.first_block = threading.Event()  # set when the first callback has arrived
+        self.overflows = 0
+        self._queue: queue.Queue[tuple[float, np.ndarray]] = queue.Queue()
+        self._stream = None
+        self._closed = False
+
+    def open(self) -> Microphone:
+        try:
+            import sounddevice as sd
+        except OSError as exc:  # libportaudio missing
+            raise MicrophoneUnavailable(
+                f"The audio library PortAudio is missing ({exc}). {NO_MIC_HELP}"
+            ) from None
+        try:
+            info = sd.query_devices(self.device, "input")
+        except (ValueError, sd.PortAudioError) as exc:
+            what = "No microphone found" if self.device is None else (
+                f"Microphone {self.device!r} (config.toml [audio] input_device) not found")
+            raise MicrophoneUnavailable(f"{what} ({exc}). {NO_MIC_HELP}") from None
+        device_rate = self.sample_rate
+        try:
+            sd.check_input_settings(device=self.device, samplerate=device_rate, channels=1)
+        except sd.PortAudioError:
+            device_rate = int(info["default_samplerate"])
+        self._device_rate = device_rate
+
+        def callback(indata, _frames, _time, status) -> None:
+            if status.input_overflow:
+                self.overflows += 1
+            self._queue.put((time.monotonic(), indata[:, 0].copy()))
+            self.first_block.set()
+
+        try:
+            self._stream = sd.InputStream(
+                samplerate=device_rate, channels=1, dtype="float32", device=self.device,
+                blocksize=int(device_rate * self.block_s), callback=callback, latency="low",
+            )
+            self._stream.start()
+        except sd.PortAudioError as exc:
+            raise MicrophoneUnavailable(f"The microphone could not be opened ({exc}). "
+                                        f"{NO_MIC_HELP}") from None
+        return self
+
+    def close(self) -> None:
+        self._closed = True
+        if self._stream is not None:
+            self._stream.stop()
+            self._stream.close()
+            self._stream = None
+
+    def __enter__(self) -> Microphone:
+        return self.open()
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def blocks(self, poll_s: float = 0.1) -> Iterator[tuple[float, np.ndarray | None]]:
+        """Captured blocks at `sample_rate`; `(now, None)` every `poll_s` of no audio, so the
+        loop can still re-ask a question when the device delivers nothing."""
+        import soxr
+
+        resampler = None
+        if self._device_rate != self.sample_rate:
+            resampler = soxr.ResampleStream(self._device_rate, self.sample_rate, 1, "float32")
+        while not self._closed:
+            try:
+                t, samples = self._queue.get(timeout=poll_s)
+            except queue.Empty:
+                yield time.monotonic(), None
+                continue
+            if resampler is not None:
+                samples = resampler.resample_chunk(samples)
+            yield t, samples
