@@ -1,6 +1,7 @@
 """The rules of Dudo / Cacho: pure Python, no I/O, no speech."""
 
 from voice_ref.rules.bid import Bid
+from voice_ref.rules.counting import count_matching
 from voice_ref.rules.errors import (
     BadAnswer,
     CannotChallenge,
@@ -64,6 +65,7 @@ __all__ = [
     "RuleSet",
     "RevealCount",
     "classify_pass_hand",
+    "count_matching",
     "is_valid_pass_hand",
     "make_rules",
 ]
