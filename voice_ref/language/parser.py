@@ -61,8 +61,9 @@ from voice_ref.language.vocabulary import (
 
 MAX_CHARS = 200  # the longest game utterance is ~50 characters
 MAX_TOKENS = 16
-FUZZY_CUTOFF = 75.0  # rapidfuzz ratio (0-100) on phonetic keys; below: not a game word
+FUZZY_CUTOFF = 80.0  # rapidfuzz ratio (0-100) on phonetic keys; below: not a game word
 SOUNDS_ALIKE = 0.9  # score of a token spelled differently but sounding the same
+MIN_HAND_DICE = 3  # two bare faces are more likely noise than a hand
 MAX_HAND_DICE = 10
 _SLOT = "{player}"
 
@@ -121,6 +122,11 @@ class Parser:
             self._keys.setdefault(phonetic(word), word)
         self._key_list = list(self._keys)
         self._cache: dict[str, tuple[str, float] | None] = {}
+
+    @property
+    def known_words(self) -> frozenset[str]:
+        """Every folded word the grammar uses, names included (an OOV check for recognizers)."""
+        return frozenset(self._vocab)
 
     # --- tables -> lookup structures -------------------------------------------------
 
@@ -299,7 +305,7 @@ class Parser:
         return NumberIntent(value=number[0])
 
     def _hand(self, words: Tokens) -> Intent | None:
-        """Two or more groups "[number] face", optionally joined by "y"; or "todas quinas"."""
+        """Two or more groups "[number] face" (3-10 dice), maybe with "y"; or "todas quinas"."""
         if len(words) == 2 and words[0] in self._hand_all and words[1] in self._faces:
             return HandIntent(faces=(self._faces[words[1]],) * 5)
         faces: list[int] = []
@@ -317,7 +323,7 @@ class Parser:
             faces.extend([self._faces[words[i]]] * count)
             groups += 1
             i += 1
-        if groups < 2 or len(faces) > MAX_HAND_DICE:
+        if groups < 2 or not MIN_HAND_DICE <= len(faces) <= MAX_HAND_DICE:
             return None
         return HandIntent(faces=tuple(faces))
 
