@@ -1,0 +1,306 @@
+"""The listening loop with the real referee and announcer, and a simulated table.
+
+The "air" is simulated: a block of audio carries a code for the sentence being spoken in
+it, and a coded recognizer turns a run of equal codes back into that sentence. The
+referee's own announcements really go into the air (through a fake loudspeaker driven by
+the real `Announcer`), so the self-hearing guard is exercised with real timing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from argparse import Namespace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voice_ref.config import VoiceSettings, load_config
+from voice_ref.dialogue.text_mode import open_referee
+from voice_ref.voice.announcer import Announcer, PrintOutput, Speech
+from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
+from voice_ref.voice.session import Heard, VoiceSession, _decide_by_text
+
+RATE = 16000
+BLOCK = 320  # 20 ms
+
+
+class CodebookRecognizer:
+    """Decodes coded blocks: a run of the same non-zero code is one utterance.
+
+    Like a closed-vocabulary recognizer, it hears only the first sentence of a longer
+    announcement ("Dos quinas. Le toca a Beto." → "dos quinas")."""
+
+    sample_rate = RATE
+    name = "codebook"
+    model = "test"
+
+    def __init__(self, codebook: list[str]) -> None:
+        self.codebook = codebook
+        self.contexts: list[ListenContext] = []
+        self.resets = 0
+        self._code = 0
+        self._start = 0.0
+        self._pos = 0.0
+
+    def set_context(self, context: ListenContext) -> None:
+        self.contexts.append(context)
+
+    def accept(self, samples: np.ndarray) -> list[Utterance]:
+        code = round(float(samples[0]) * 1000) if len(samples) else 0
+        out = []
+        if code != self._code and self._code:
+            out.append(self._utterance())
+        if code != self._code:
+            self._start = self._pos
+        self._code = code
+        self._pos += len(samples) / RATE
+        return out
+
+    def flush(self) -> list[Utterance]:
+        out = [self._utterance()] if self._code else []
+        self._code = 0
+        return out
+
+    def reset(self) -> None:
+        self.resets += 1
+        self._code = 0
+
+    def _utterance(self) -> Utterance:
+        text = self.codebook[self._code - 1].split(".")[0].lower()
+        return Utterance((Hypothesis(text, 0.9),), self._start, self._pos, self._pos)
+
+
+class Air:
+    """What sounds above the table now: the referee's voice wins over a player's."""
+
+    def __init__(self) -> None:
+        self.codebook: list[str] = []
+        self.referee_text: str | None = None
+        self.player_text: str | None = None
+
+    def code(self, text: str) -> int:
+        if text not in self.codebook:
+            self.codebook.append(text)
+        return self.codebook.index(text) + 1
+
+    def block(self) -> np.ndarray:
+        text = self.referee_text or self.player_text
+        value = self.code(text) / 1000 if text else 0.0
+        return np.full(BLOCK, value, np.float32)
+
+
+class AirSpeaker:
+    """The announcer's loudspeaker: the speech sounds into the air for its duration."""
+
+    def __init__(self, air: Air) -> None:
+        self.air = air
+        self._stop = threading.Event()
+
+    def play(self, speech: Speech, on_start=lambda: None) -> bool:
+        self._stop.clear()
+        on_start()
+        self.air.referee_text = speech.text
+        finished = not self._stop.wait(speech.duration_s)
+        self.air.referee_text = None
+        return finished
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def word_timed(seconds_per_word: float):
+    def render(text: str) -> Speech:
+        n = int(RATE * seconds_per_word * len(text.split()))
+        return Speech(text, np.zeros(n, np.float32), RATE)
+
+    return render
+
+
+def make_referee(tmp: Path, players="Ana,Beto,Carla"):
+    args = Namespace(players=players, starter="Ana", direction="izquierda", rules="chile",
+                     seed=None, state_dir=str(tmp), resume=False)
+    return open_referee(args, load_config())
+
+
+def table(air: Air, announcer: Announcer, script: list[str], speak_s=0.2, gap_s=0.15):
+    """A microphone in real time: each player waits for the referee to finish, then speaks."""
+    def ticks(seconds: float):
+        for _ in range(int(seconds / 0.02)):
+            time.sleep(0.02)
+            yield time.monotonic(), air.block()
+
+    for text in script:
+        while announcer.speaking:
+            yield from ticks(0.02)
+        yield from ticks(gap_s + announcer.holdoff_s)
+        air.player_text = text
+        yield from ticks(speak_s)
+        air.player_text = None
+        yield from ticks(0.06)  # the utterance ends here and the referee starts answering
+    yield from ticks(0.1)
+    while announcer.speaking:
+        yield from ticks(0.02)
+    yield from ticks(gap_s + announcer.holdoff_s)
+
+
+SCRIPT = ["dos quinas", "tres quinas", "dudo", "dos", "cuatro trenes", "paso", "dudo", "no"]
+
+
+def text_mode_run(tmp: Path, script: list[str]) -> list[dict]:
+    referee, opening = make_referee(tmp)
+    return [opening.to_json()] + [referee.handle_text(t).to_json() for t in script]
+
+
+def play_table(tmp: Path, gate: bool, script=SCRIPT):
+    air = Air()
+    referee, opening = make_referee(tmp / "voice")
+    announcer = Announcer(VoiceSettings(), AirSpeaker(air), holdoff_s=0.1,
+                          render=word_timed(0.04))
+    recognizer = CodebookRecognizer(air.codebook)
+    out = io.StringIO()
+    session = VoiceSession(referee, recognizer, announcer, _decide_by_text, json_out=out,
+                           gate_self_hearing=gate, reask_after_s=60)
+    session.start(opening)
+    session.run(table(air, announcer, script))
+    announcer.close()
+    return [json.loads(line) for line in out.getvalue().splitlines()], session, recognizer
+
+
+def test_referee_never_answers_its_own_voice(tmp_path):
+    objects, session, recognizer = play_table(tmp_path, gate=True)
+    expected = text_mode_run(tmp_path / "text", SCRIPT)
+    assert [o["heard"] for o in objects] == [None, *SCRIPT]  # no extra actions
+    assert objects == expected  # the same game as typed text, object for object
+    assert session.dropped_blocks > 0  # the referee's voice did reach the microphone
+    assert recognizer.resets > 0
+    assert objects[-1]["state"]["players"][2]["dice"] < 5 or \
+        objects[-1]["state"]["players"][1]["dice"] < 5
+
+
+def test_without_the_guard_the_referee_would_answer_itself(tmp_path):
+    """The same table with the guard off: the announcements are recognized as speech."""
+    objects, _session, _rec = play_table(tmp_path, gate=False, script=SCRIPT[:2])
+    assert len(objects) > 3  # more objects than the opening and the two bids
+    assert any(not o["accepted"] for o in objects)  # its echo "dos quinas" is refused
+
+
+def test_recognizer_context_follows_what_the_referee_waits_for(tmp_path):
+    _objects, _session, recognizer = play_table(tmp_path, gate=True, script=SCRIPT[:4])
+    expecting = [c.expecting for c in recognizer.contexts]
+    assert expecting[:4] == ["turn", "turn", "turn", "count"]
+    assert expecting[4] == "turn"
+    assert all(c.phrases for c in recognizer.contexts)
+
+
+class ScriptedWav:
+    """Recorded-session style blocks (stream time, no gating) from (text | None, seconds)."""
+
+    def __init__(self, parts: list[tuple[str | None, float]]) -> None:
+        self.codebook = [t for t, _ in parts if t]
+        self.parts = parts
+
+    def blocks(self):
+        t = 0.0
+        for text, seconds in self.parts:
+            value = (self.codebook.index(text) + 1) / 1000 if text else 0.0
+            for _ in range(int(seconds / 0.1)):
+                t += 0.1
+                yield t, np.full(1600, value, np.float32)
+
+
+def silent_session(tmp: Path, wav: ScriptedWav, decide=_decide_by_text, reask_after_s=5.0):
+    referee, opening = make_referee(tmp)
+    printed: list[str] = []
+    announcer = Announcer(VoiceSettings(), PrintOutput(printed.append))
+    out = io.StringIO()
+    session = VoiceSession(referee, CodebookRecognizer(wav.codebook), announcer, decide,
+                           json_out=out, gate_self_hearing=False, reask_after_s=reask_after_s)
+    session.start(opening)
+
+    def paced():
+        for block in wav.blocks():
+            yield block
+            time.sleep(0.002)  # let the silent announcer's thread keep up
+
+    session.run(paced())
+    announcer.wait_idle(5)
+    announcer.close()
+    return session, printed, [json.loads(x) for x in out.getvalue().splitlines()]
+
+
+def test_a_pending_question_is_asked_again_after_silence(tmp_path):
+    wav = ScriptedWav([(None, 0.5), ("dos quinas", 0.5), (None, 0.5), ("dudo", 0.5),
+                       (None, 16.0)])
+    session, printed, objects = silent_session(tmp_path, wav)
+    question = objects[-1]["say"]
+    assert objects[-1]["state"]["awaiting"] == "count"
+    assert session.reasks >= 2
+    assert printed.count(question) == 1 + session.reasks
+    assert len(objects) == 3  # re-asking is not a protocol object
+
+
+def test_no_reask_while_waiting_for_a_bid(tmp_path):
+    wav = ScriptedWav([(None, 0.5), ("dos quinas", 0.5), (None, 16.0)])
+    session, printed, objects = silent_session(tmp_path, wav)
+    assert session.reasks == 0
+    assert len(printed) == 2
+
+
+def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
+    from voice_ref.language.intents import BidIntent, SimpleIntent
+
+    def decide(utterance, referee, expecting):
+        text = utterance.best.text
+        if text == "cinco cenas":
+            return Heard("confirm", text, BidIntent(quantity=5, face=6),
+                         0.6, "¿Dijiste cinco sextos?")
+        if text == "sí":
+            return Heard("accept", text, SimpleIntent(kind="yes"), 0.9)
+        return Heard("ignore", text)
+
+    wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.3), ("hace calor", 0.3),
+                       (None, 0.3), ("sí", 0.3), (None, 0.3)])
+    session, printed, objects = silent_session(tmp_path, wav, decide=decide)
+    assert "¿Dijiste cinco sextos?" in printed
+    assert len(objects) == 2  # opening + the confirmed bid; table talk gave nothing
+    assert objects[1]["intent"] == {"type": "bid", "quantity": 5, "face": 6, "clean": False}
+    assert objects[1]["heard"] == "sí"
+    assert objects[1]["state"]["turn"] == "Beto"
+
+
+def test_play_without_a_microphone_explains_what_to_do(tmp_path):
+    env = dict(os.environ)
+    env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp()  # no sound server here
+    env.pop("PULSE_SERVER", None)
+    run = subprocess.run(
+        [sys.executable, "-m", "voice_ref", "play", "--players", "Ana,Beto",
+         "--state-dir", str(tmp_path)],
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 2
+    assert "--text" in run.stderr and "--input" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_play_with_a_missing_recording_says_so(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "voice_ref", "play", "--input", str(tmp_path / "nada.wav")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 2
+    assert "nada.wav" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_threads():
+    yield
+    names = [t.name for t in threading.enumerate() if t.name == "announcer"]
+    assert len(names) <= 1
