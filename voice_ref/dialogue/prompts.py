@@ -109,11 +109,16 @@ class Speaker:
         Same quantity, next faces -> the next face only ("cinco sextos"); several
         faces at one quantity -> "seis de otra pinta"; aces on their own ("tres ases").
         """
+        # Aces stand apart among dirty bids; among clean (limpio) bids they are one more face.
         groups: dict[tuple[int, bool, bool], list[Face]] = {}
         for b in minimums:
-            groups.setdefault((b.quantity, b.clean, b.face.is_ace), []).append(b.face)
+            key = (b.quantity, b.clean, b.face.is_ace and not b.clean)
+            groups.setdefault(key, []).append(b.face)
         # Same quantity first, then higher quantities, aces last: the order people say them.
-        order = sorted(groups, key=lambda key: (key[2], key[0], key[1]))
+        standing_clean = standing is not None and standing.clean
+        order = sorted(
+            groups, key=lambda k: (k[1] != standing_clean, k[2], k[1], k[0])
+        )
         parts: list[str] = []
         for quantity, clean, ace in order:
             faces = groups[(quantity, clean, ace)]

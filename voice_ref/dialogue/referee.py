@@ -231,6 +231,8 @@ class Referee:
         if len(text) > MAX_TEXT:
             return self._reject(None, text, self.prompts.say("reject.too_long"))
         intent = self._parse(text)
+        if intent is None and self._roller() is not None:
+            intent = _face_alone(text)  # "quina" answers "¿qué sacaste?"
         if intent is None or (intent.type == "none" and intent.player is None):
             stranger = _spoken_stranger(text, self.players)
             if stranger:
@@ -788,6 +790,19 @@ class Referee:
     @staticmethod
     def _join(*parts: str) -> str:
         return " ".join(sentence(p) for p in parts if p)
+
+
+def _face_alone(text: str) -> Intent | None:
+    """A face name said alone ("quina", "as") as a one-die bid, for the starter roll."""
+    from voice_ref.language.intents import BidIntent
+    from voice_ref.language.text import fold, tokenize
+    from voice_ref.language.vocabulary import FACE_WORDS
+
+    word = " ".join(tokenize(text))
+    for fw in FACE_WORDS:
+        if word == fold(fw.singular):
+            return BidIntent(quantity=1, face=fw.face)
+    return None
 
 
 def _rolled_face(intent: Intent) -> int | None:

@@ -1,0 +1,341 @@
+"""What the referee says and does, one kind of line per row (in-process, fast).
+
+Each row: a table setup, the lines said before (to reach a state), the line under
+test, whether it is accepted, the exact Spanish answer, and facts about the state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from voice_ref.dialogue.referee import Referee, TableSetup
+
+ABC = ("Ana", "Beto", "Carla")
+ABCD = ("Ana", "Beto", "Carla", "Diego")
+
+
+def referee(players=ABC, preset="chile", **kw: Any) -> Referee:
+    kw.setdefault("starter", "Ana")
+    kw.setdefault("direction", "izquierda")
+    return Referee(TableSetup(players=players, preset=preset, **kw))
+
+
+def play(ref: Referee, lines: list[str]) -> None:
+    for line in lines:
+        reply = ref.handle_text(line)
+        assert reply.accepted, f"setup line {line!r} refused: {reply.say}"
+
+
+# (id, setup kwargs, prefix, line, accepted, say, state facts)
+ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
+    # --- bids
+    ("bid echo", {}, [], "cinco quinas", True,
+     "Cinco quinas. Le toca a Beto.", {"turn": "Beto", "bid.quantity": 5, "bid.by": "Ana"}),
+    ("bid one as feminine", {}, [], "una quina", True, "Una quina. Le toca a Beto.", {}),
+    ("bid one tren masculine", {}, [], "un tren", True, "Un tren. Le toca a Beto.", {}),
+    ("bid veintiún trenes", {}, [], "veintiún trenes", True,
+     "Veintiún trenes. Le toca a Beto.", {}),
+    ("bid veintiuna quinas", {}, [], "veintiuna quinas", True,
+     "Veintiuna quinas. Le toca a Beto.", {}),
+    ("too low with minimum", {}, ["cinco quinas"], "cinco trenes", False,
+     "No vale: después de cinco quinas hay que subir. "
+     "Mínimo: cinco sextos, seis de otra pinta o tres ases.", {"bid.by": "Ana"}),
+    ("worked: 7 trenes -> 4 ases", {}, ["siete trenes"], "tres ases", False,
+     "No vale: después de siete trenes hay que subir. "
+     "Mínimo: siete cuadras, ocho de otra pinta o cuatro ases.", {}),
+    ("worked: 5 quinas -> 3 ases ok", {}, ["cinco quinas"], "tres ases", True,
+     "Tres ases. Le toca a Carla.", {}),
+    ("from aces minimum", {}, ["dos quinas", "dos ases"], "cuatro sextos", False,
+     "No vale: después de dos ases hay que subir. Mínimo: cinco de otra pinta o tres ases.", {}),
+    ("open with aces", {}, [], "dos ases", False,
+     "No vale: no se parte con ases. Ana parte con otra pinta.", {"bid": None}),
+    ("bid of zero", {}, [], "cero quinas", False,
+     "No vale: hay que cantar al menos un dado.", {"bid": None}),
+    ("bid above sixty", {}, [], "setenta quinas", False,
+     "No vale: se puede cantar hasta sesenta dados.", {"bid": None}),
+    ("limpio outside cachito", {}, [], "cinco quinas limpias", False,
+     "No vale: en estas reglas no se canta limpio.", {"bid": None}),
+    ("number without face", {}, [], "cinco", False, "Falta la pinta: ¿cinco de qué?", {}),
+    # --- turn and names
+    ("out of turn", {}, [], "Carla, cinco quinas", False, "Le toca a Ana.", {"bid": None}),
+    ("unknown name", {}, [], "Xavier, dudo", False,
+     "No hay nadie llamado Xavier en la mesa.", {}),
+    ("name alone on turn", {}, [], "Ana", False, "Ana, ¿qué cantas?", {}),
+    # --- dudo / count
+    ("dudo asks to count with aces", {}, ["cinco quinas"], "dudo", True,
+     "Beto duda. Levanten los cachos. ¿Cuántas quinas hay, contando ases?",
+     {"awaiting": "count", "turn": None}),
+    ("dudo on aces", {}, ["cinco quinas", "tres ases"], "dudo", True,
+     "Carla duda. Levanten los cachos. ¿Cuántos ases hay?", {"awaiting": "count"}),
+    ("count: bidder loses", {}, ["cinco quinas", "dudo"], "cuatro", True,
+     "Había cuatro quinas: pierde Ana. A Ana le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Ana.",
+     {"awaiting": "bid", "turn": "Ana", "dice_on_table": 14, "bid": None}),
+    ("count: challenger loses", {}, ["cinco quinas", "dudo"], "hay seis", True,
+     "Había seis quinas: pierde Beto. A Beto le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Beto.", {"turn": "Beto"}),
+    ("count said as a bid", {}, ["cinco quinas", "dudo"], "una quina", True,
+     "Había una quina: pierde Ana. A Ana le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Ana.", {}),
+    ("count above the table", {}, ["cinco quinas", "dudo"], "dieciséis", False,
+     "No puede ser: hay quince dados en la mesa. ¿Cuántas quinas hay, contando ases?",
+     {"awaiting": "count"}),
+    ("pending count refuses a bid", {}, ["cinco quinas", "dudo"], "seis trenes", False,
+     "Primero respondan: ¿Cuántas quinas hay, contando ases?", {"awaiting": "count"}),
+    ("dudo without a bid", {}, [], "dudo", False,
+     "No hay canto todavía: Ana tiene que cantar.", {}),
+    # --- calzo
+    ("calzo", {}, ["cinco quinas"], "calzo", True,
+     "Beto calza. Levanten los cachos. ¿Cuántas quinas hay, contando ases?", {}),
+    ("calzo right", {}, ["cinco quinas", "calzo"], "cinco", True,
+     "Había cinco quinas, justo: Beto gana un dado. A Beto le quedan seis dados. "
+     "Quedan dieciséis dados en la mesa. Parte Beto.", {"turn": "Beto"}),
+    ("calzo wrong", {}, ["cinco quinas", "calzo"], "tres", True,
+     "Había tres quinas: Beto pierde un dado. A Beto le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Beto.", {}),
+    ("calzo refused: half the table gone",
+     {"players": ("Ana", "Beto"), "overrides": {"start_dice": 3, "calzo": "more_than_half_table"}},
+     ["una quina", "dudo", "0", "una quina", "dudo", "1", "una quina", "dudo", "0", "no",
+      "una quina"],
+     "calzo", False, "No se puede calzar: quedan pocos dados en la mesa.", {"dice_on_table": 3}),
+    ("calzo with one die in chile", {"players": ("Ana", "Beto"), "overrides": {"start_dice": 3}},
+     ["una quina", "dudo", "0", "una quina", "dudo", "0", "no", "una quina", "dudo", "1",
+      "una quina", "dudo", "0"],
+     "no", True, "Beto no obliga. Parte Beto.", {"dice_on_table": 2}),
+    ("calzo refused in simple", {"preset": "simple"}, ["cinco quinas"], "calzo", False,
+     "No se puede calzar: Beto tiene todos sus dados.", {"awaiting": "bid"}),
+    # --- paso
+    ("paso", {}, ["cinco quinas"], "paso", True, "Beto pasa. Le toca a Carla.",
+     {"turn": "Carla"}),
+    ("dudo on a pass asks the hand", {}, ["cinco quinas", "paso"], "dudo", True,
+     "Carla duda el paso de Beto. ¿La mano de Beto era válida? "
+     "Digan sí o no, o los cinco dados.", {"awaiting": "pass_check"}),
+    ("pass valid", {}, ["cinco quinas", "paso", "dudo"], "sí", True,
+     "La mano era válida: pierde Carla. A Carla le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Carla.", {}),
+    ("pass dictated invalid", {}, ["cinco quinas", "paso", "dudo"],
+     "as, as, quina, sexto, sexto", True,
+     "La mano no era válida: pierde Beto. A Beto le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Beto.", {}),
+    ("pass check refuses a count", {}, ["cinco quinas", "paso", "dudo"], "tres", False,
+     "Primero respondan: ¿La mano de Beto era válida? Digan sí o no, o los cinco dados.", {}),
+    ("paso twice", {}, ["cinco quinas", "paso", "seis quinas", "siete quinas"], "paso", False,
+     "No se puede pasar: Beto ya pasó en esta ronda.", {}),
+    ("paso refused in simple", {"preset": "simple"}, ["cinco quinas"], "paso", False,
+     "En estas reglas no se pasa.", {}),
+    ("paso right after paso in dudo", {"preset": "dudo", "direction": None},
+     ["cinco quinas", "paso"], "paso", False,
+     "No se puede pasar justo después de otro paso.", {}),
+    ("yes with nothing pending", {}, ["cinco quinas"], "sí", False,
+     "No hay ninguna pregunta pendiente. Le toca a Beto.", {}),
+    # --- starter and direction
+    ("ask starter", {"starter": "ask", "direction": None}, [], "parte Beto", True,
+     "Parte Beto. Beto, ¿a la izquierda o a la derecha?", {"awaiting": "direction"}),
+    ("starter by name alone", {"starter": "ask", "direction": None}, [], "Carla", True,
+     "Parte Carla. Carla, ¿a la izquierda o a la derecha?", {"turn": "Carla"}),
+    ("starter pending refuses a bid", {"starter": "ask"}, [], "cinco quinas", False,
+     "Primero respondan: ¿Quién parte?", {"awaiting": "starter"}),
+    ("direction chosen", {"direction": None}, [], "a la derecha", True,
+     "A la derecha. Parte Ana.", {"direction": "derecha", "awaiting": "bid"}),
+    ("direction then play goes right", {"direction": None}, ["a la derecha"], "dos trenes",
+     True, "Dos trenes. Le toca a Carla.", {"turn": "Carla"}),
+    ("direction word mid-round", {}, ["cinco quinas"], "a la derecha", False,
+     "Ahora no se elige la dirección.", {"direction": "izquierda"}),
+    # --- queries
+    ("query dice", {}, ["cinco quinas", "dudo", "4"], "¿cuántos dados hay?", True,
+     "Quedan catorce dados: Ana cuatro, Beto cinco, Carla cinco.", {}),
+    ("query dice of a player", {}, [], "¿cuántos dados tiene Beto?", True,
+     "Beto tiene cinco dados.", {}),
+    ("query turn", {}, ["cinco quinas"], "¿a quién le toca?", True, "Le toca a Beto.", {}),
+    ("query minimum", {}, ["cinco quinas"], "¿cuál es el mínimo?", True,
+     "Mínimo: cinco sextos, seis de otra pinta o tres ases.", {}),
+    ("query minimum at opening", {}, [], "¿cuál es el mínimo?", True,
+     "No hay canto: Ana parte con cualquier pinta menos ases.", {}),
+    ("query bid", {}, ["cinco quinas"], "¿qué se cantó?", True,
+     "Se cantó cinco quinas, de Ana.", {}),
+    ("query no bid", {}, [], "¿qué se cantó?", True, "Todavía no hay canto.", {}),
+    ("query hidden counts", {"overrides": {"hidden_counts": True}}, [],
+     "¿cuántos dados tiene Beto?", True, "Solo digo el total: quedan quince dados en la mesa.",
+     {}),
+    ("hidden counts outcome", {"overrides": {"hidden_counts": True}},
+     ["cinco quinas", "dudo"], "cuatro", True, "Había cuatro quinas: pierde Ana. Parte Ana.", {}),
+    # --- repeat, undo, new game
+    ("repeat", {}, ["cinco quinas"], "repite", True, "Cinco quinas. Le toca a Beto.", {}),
+    ("undo a bid", {}, ["cinco quinas", "seis quinas"], "me equivoqué", True,
+     "Deshecho. Queda en pie cinco quinas, de Ana. Le toca a Beto.",
+     {"turn": "Beto", "bid.quantity": 5}),
+    ("undo a count", {}, ["cinco quinas", "dudo", "4"], "me equivoqué", True,
+     "Deshecho. ¿Cuántas quinas hay, contando ases?", {"awaiting": "count", "dice_on_table": 15}),
+    ("nothing to undo", {}, [], "me equivoqué", False, "No hay nada que deshacer.", {}),
+    ("new game asks", {}, ["cinco quinas"], "nueva partida", True,
+     "¿Empezamos una partida nueva? Digan sí o no.", {"bid.quantity": 5}),
+    ("new game confirmed", {}, ["cinco quinas", "nueva partida"], "sí", True,
+     "Nueva partida. Parte Ana.", {"bid": None}),
+    ("new game cancelled", {}, ["cinco quinas", "nueva partida"], "no", True,
+     "Seguimos con la misma partida. Le toca a Beto.", {"bid.quantity": 5}),
+    ("new game pending refuses a bid", {}, ["cinco quinas", "nueva partida"], "seis quinas",
+     False, "Primero respondan: ¿Empezamos una partida nueva? Digan sí o no.", {}),
+    # --- one-die rounds
+    ("chile obligar question", {"overrides": {"start_dice": 2}}, ["una quina", "dudo"], "0",
+     True, "Había cero quinas: pierde Ana. A Ana le queda un dado. "
+     "Quedan cinco dados en la mesa. Ana, ¿obligas?", {"awaiting": "obligar", "turn": "Ana"}),
+    ("chile obliga yes", {"overrides": {"start_dice": 2}}, ["una quina", "dudo", "0"], "sí",
+     True, "Ana obliga. ¿Abierta o cerrada?", {"awaiting": "modality"}),
+    ("chile cerrada", {"overrides": {"start_dice": 2}}, ["una quina", "dudo", "0", "sí"],
+     "cerrada", True, "Ronda cerrada. Parte Ana.", {"round": "obligar", "awaiting": "bid"}),
+    ("obligar round opens with aces", {"overrides": {"start_dice": 2}},
+     ["una quina", "dudo", "0", "sí", "abierta"], "un as", True, "Un as. Le toca a Beto.", {}),
+    ("obligar fixed face", {"overrides": {"start_dice": 2}},
+     ["una quina", "dudo", "0", "sí", "abierta", "una quina"], "dos trenes", False,
+     "No vale: en esta ronda la pinta es fija. Mínimo: dos quinas.", {}),
+    ("obligar counts without aces", {"overrides": {"start_dice": 2}},
+     ["una quina", "dudo", "0", "sí", "abierta", "una quina"], "dudo", True,
+     "Beto duda. Levanten los cachos. ¿Cuántas quinas hay, sin ases?", {}),
+    ("obligar pending refuses a bid", {"overrides": {"start_dice": 2}},
+     ["una quina", "dudo", "0"], "una quina", False, "Primero respondan: Ana, ¿obligas?", {}),
+    ("dudo obliga asks modality", {"preset": "dudo", "direction": None,
+                                   "overrides": {"start_dice": 2}},
+     ["una quina", "dudo"], "0", True, "Había cero quinas: pierde Ana. A Ana le queda un dado. "
+     "Quedan cinco dados en la mesa. Ronda de obligar: parte Ana. ¿Abierta o cerrada?",
+     {"awaiting": "modality", "round": "obligar"}),
+    # --- eliminations and the winner
+    ("elimination", {"overrides": {"start_dice": 1}}, ["una quina", "dudo"], "0", True,
+     "Había cero quinas: pierde Ana. Ana queda fuera. Quedan dos dados en la mesa. "
+     "Parte Beto.", {"players.0.active": False, "turn": "Beto"}),
+    ("winner", {"players": ("Ana", "Beto"), "overrides": {"start_dice": 1}},
+     ["una quina", "dudo"], "0", True,
+     "Había cero quinas: pierde Ana. Ana queda fuera. ¡Beto gana la partida!",
+     {"awaiting": "game_over", "winner": "Beto"}),
+    ("after game over", {"players": ("Ana", "Beto"), "overrides": {"start_dice": 1}},
+     ["una quina", "dudo", "0"], "dos quinas", False,
+     "La partida terminó: ganó Beto. Para jugar otra, digan nueva partida.",
+     {"winner": "Beto"}),
+    ("query after game over", {"players": ("Ana", "Beto"), "overrides": {"start_dice": 1}},
+     ["una quina", "dudo", "0"], "¿cuántos dados hay?", True,
+     "Quedan un dado: Beto uno.", {}),
+    # --- cachito
+    ("cachito limpio bid", {"preset": "cachito"}, [], "tres quinas limpias", True,
+     "Tres quinas limpias. Le toca a Beto.", {"bid.clean": True}),
+    ("cachito sucio -> limpio minimum", {"preset": "cachito"}, ["siete quinas"],
+     "cuatro sextos limpios", False,
+     "No vale: después de siete quinas hay que subir. "
+     "Mínimo: siete sextos, ocho de otra pinta o cinco limpios.", {}),
+    ("cachito limpio minimum", {"preset": "cachito"}, ["tres quinas limpias"],
+     "tres trenes limpios", False,
+     "No vale: después de tres quinas limpias hay que subir. "
+     "Mínimo: tres sextos limpios, cuatro limpios o siete de otra pinta.", {}),
+    ("cachito limpio counts without aces", {"preset": "cachito"}, ["tres quinas limpias"],
+     "dudo", True, "Beto duda. Levanten los cachos. ¿Cuántas quinas hay, sin ases?", {}),
+    ("cachito asks direction next round", {"preset": "cachito"}, ["tres quinas", "dudo"], "0",
+     True, "Había cero quinas: pierde Ana. A Ana le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Ana. Ana, ¿a la izquierda o a la derecha?",
+     {"awaiting": "direction"}),
+    ("cachito palo fijo", {"preset": "cachito", "overrides": {"start_dice": 2}},
+     ["una quina", "dudo", "0"], "a la derecha", True,
+     "A la derecha. Palo fijo: parte Ana. Todo limpio y sin cambiar la pinta.",
+     {"round": "palo_fijo", "direction": "derecha"}),
+    ("palo fijo: no paso", {"preset": "cachito", "overrides": {"start_dice": 2}},
+     ["una quina", "dudo", "0", "a la derecha", "una quina"], "paso", False,
+     "En palo fijo no se pasa.", {}),
+    ("dialect peru", {"dialect": "peru"}, [], "cinco senas", True,
+     "Cinco senas. Le toca a Beto.", {"bid.face": 6}),
+]
+
+
+def _fact(state: dict, path: str) -> Any:
+    value: Any = state
+    for part in path.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("setup", "prefix", "line", "accepted", "say", "facts"),
+    [row[1:] for row in ROWS],
+    ids=[row[0] for row in ROWS],
+)
+def test_line(setup, prefix, line, accepted, say, facts):
+    ref = referee(**setup)
+    play(ref, prefix)
+    before = ref.state()
+    reply = ref.handle_text(line)
+    assert reply.say == say
+    assert reply.accepted is accepted
+    if not accepted:
+        assert reply.state == before, "a refused line must change nothing"
+    for path, value in facts.items():
+        assert _fact(reply.state, path) == value, path
+
+
+def test_opening_asks_who_starts():
+    ref = referee(starter="ask", direction=None)
+    reply = ref.opening()
+    assert reply.heard is None and reply.accepted
+    assert reply.say == (
+        "Árbitro listo. Jugadores: Ana, Beto y Carla. Reglas: Cacho chileno. ¿Quién parte?"
+    )
+    assert reply.state["awaiting"] == "starter" and reply.state["direction"] == "izquierda"
+    assert ref.expecting == "starter"
+
+
+def test_random_starter_is_seeded():
+    draws = {
+        Referee(TableSetup(players=ABCD, starter="random", seed=seed)).game.turn
+        for seed in range(12)
+    }
+    assert len(draws) > 1  # the seed matters
+    again = Referee(TableSetup(players=ABCD, starter="random", seed=5))
+    assert again.game.addressed == Referee(TableSetup(ABCD, starter="random", seed=5)).game.turn
+    assert again.opening().say.endswith(f"Sorteo: parte {again.game.addressed}. "
+                                        f"{again.game.addressed}, ¿a la izquierda o a la derecha?")
+
+
+def test_roll_for_starter_with_tie_and_ace_highest():
+    ref = referee(starter="roll", direction="izquierda")
+    assert ref.opening().say.endswith("Ana, ¿qué sacaste?")
+    assert ref.handle_text("sexto").say == "Beto, ¿qué sacaste?"
+    assert ref.state()["turn"] == "Beto"
+    refused = ref.handle_text("Carla, un tren")
+    assert not refused.accepted and refused.say == "Le toca a Beto."
+    assert ref.handle_text("seis").say == "Carla, ¿qué sacaste?"
+    tie = ref.handle_text("cuadra")
+    assert tie.say == "Empate entre Ana y Beto: vuelvan a tirar. Ana, ¿qué sacaste?"
+    assert ref.handle_text("quina").accepted
+    last = ref.handle_text("as")  # As counts highest
+    assert last.say == "Parte Beto."
+    assert last.state["turn"] == "Beto" and last.state["awaiting"] == "bid"
+    undone = ref.handle_text("me equivoqué")
+    assert undone.state["awaiting"] == "starter" and undone.state["turn"] == "Beto"
+
+
+def test_expecting_follows_the_question():
+    ref = referee(overrides={"start_dice": 2})
+    assert ref.expecting == "turn"
+    play(ref, ["una quina", "dudo"])
+    assert ref.expecting == "count"
+    play(ref, ["0"])
+    assert ref.expecting == "yes_no"
+    play(ref, ["sí"])
+    assert ref.expecting == "choice"
+
+
+def test_replies_carry_announcer_hints():
+    ref = referee()
+    bid = ref.handle_text("cinco quinas")
+    assert bid.kind == "routine" and bid.short and not bid.urgent
+    dudo = ref.handle_text("dudo")
+    assert dudo.kind == "challenge" and dudo.urgent
+    assert ref.handle_text("cuatro").kind == "result"
+    assert ref.handle_text("blabla").kind == "reject"
+
+
+def test_undo_several_steps_back_to_the_start():
+    ref = referee()
+    start = ref.state()
+    play(ref, ["cinco quinas", "dudo", "4", "dos trenes"])
+    for _ in range(4):
+        assert ref.handle_text("me equivoqué").accepted
+    assert ref.state() == start
+    assert not ref.handle_text("me equivoqué").accepted
