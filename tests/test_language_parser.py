@@ -277,6 +277,19 @@ def test_a_face_word_is_not_a_quantity_and_two_faces_are_not_a_hand():
     assert PARSER.parse("sexto cuadras").intent is None
 
 
+def test_a_guess_the_grammar_cannot_use_gives_way_to_the_next_one():
+    # "cuatno" is nearest to "cuanto" (a query word); the grammar needs "cuatro".
+    result = PARSER.parse("cuatno ases")
+    assert result.intent.to_json() == bid(4, 1)
+    assert result.matched == "cuatro ases"
+    assert PARSER.parse("un todto").intent.to_json() == bid(1, 2)
+
+
+def test_a_name_alone_must_sound_exactly_like_the_name():
+    assert PARSER.parse("Veto").intent.to_json() == {"type": "none", "player": "Beto"}
+    assert PARSER.parse("veo").intent is None
+
+
 def test_more_guessing_means_a_lower_score():
     one = PARSER.parse("sinco quinas").score
     two = PARSER.parse("sinco kinas").score

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import heapq
 import json
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
@@ -63,6 +65,8 @@ MAX_CHARS = 200  # the longest game utterance is ~50 characters
 MAX_TOKENS = 16
 FUZZY_CUTOFF = 80.0  # rapidfuzz ratio (0-100) on phonetic keys; below: not a game word
 SOUNDS_ALIKE = 0.9  # score of a token spelled differently but sounding the same
+CANDIDATES = 3  # vocabulary words considered per unknown token
+MAX_READINGS = 24  # candidate word sequences tried per utterance
 MIN_HAND_DICE = 3  # two bare faces are more likely noise than a hand
 MAX_HAND_DICE = 10
 _SLOT = "{player}"
@@ -93,6 +97,29 @@ def _toks(text: str) -> Tokens:
     return tuple(tokenize(text))
 
 
+def _best_first(
+    options: list[list[tuple[str, float]]], limit: int
+) -> Iterator[tuple[float, Tokens]]:
+    """Word sequences from per-token candidate lists, highest product of confidences first."""
+
+    def score(choice: tuple[int, ...]) -> float:
+        return math.prod(options[i][c][1] for i, c in enumerate(choice))
+
+    start = (0,) * len(options)
+    heap = [(-score(start), start)]
+    seen = {start}
+    while heap and limit > 0:
+        neg, choice = heapq.heappop(heap)
+        limit -= 1
+        yield -neg, tuple(options[i][c][0] for i, c in enumerate(choice))
+        for i, c in enumerate(choice):
+            if c + 1 < len(options[i]):
+                nxt = choice[:i] + (c + 1,) + choice[i + 1 :]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    heapq.heappush(heap, (-score(nxt), nxt))
+
+
 def _with_player(intent: Intent, player: str) -> Intent:
     return intent if intent.player is not None else dataclasses.replace(intent, player=player)
 
@@ -121,7 +148,7 @@ class Parser:
         for word in sorted(self._vocab):
             self._keys.setdefault(phonetic(word), word)
         self._key_list = list(self._keys)
-        self._cache: dict[str, tuple[str, float] | None] = {}
+        self._cache: dict[str, list[tuple[str, float]]] = {}
 
     @property
     def known_words(self) -> frozenset[str]:
@@ -172,28 +199,28 @@ class Parser:
 
     # --- token correction ----------------------------------------------------------------
 
-    def _correct(self, token: str) -> tuple[str, float] | None:
-        """The vocabulary word this token stands for, with a confidence; None if none is near."""
+    def _candidates(self, token: str) -> list[tuple[str, float]]:
+        """Vocabulary words this token may stand for, best first, with a confidence each.
+
+        Empty when nothing is near: the utterance is then not game speech.
+        """
         if token in self._vocab or token.isdigit():
-            return token, 1.0
-        if token in self._cache:
-            return self._cache[token]
+            return [(token, 1.0)]
+        cached = self._cache.get(token)
+        if cached is not None:
+            return cached
         key = phonetic(token)
-        found: tuple[str, float] | None = None
+        found: list[tuple[str, float]] = []
         if key in self._keys:
-            found = self._keys[key], SOUNDS_ALIKE
+            found = [(self._keys[key], SOUNDS_ALIKE)]
         elif len(token) >= 3:
-            best = process.extractOne(
-                key, self._key_list, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF
-            )
-            if best is not None:
-                # 100 -> SOUNDS_ALIKE, FUZZY_CUTOFF -> half of it.
-                ratio = best[1] / 100.0
-                cut = FUZZY_CUTOFF / 100.0
-                found = (
-                    self._keys[best[0]],
-                    SOUNDS_ALIKE * (1.0 - 0.5 * (1.0 - ratio) / (1.0 - cut)),
-                )
+            cut = FUZZY_CUTOFF / 100.0
+            for match, ratio, _ in process.extract(
+                key, self._key_list, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=CANDIDATES
+            ):
+                # ratio 100 -> SOUNDS_ALIKE, ratio at the cutoff -> half of that.
+                confidence = SOUNDS_ALIKE * (1.0 - 0.5 * (1.0 - ratio / 100.0) / (1.0 - cut))
+                found.append((self._keys[match], confidence))
         if len(self._cache) > 4096:
             self._cache.clear()
         self._cache[token] = found
@@ -202,24 +229,27 @@ class Parser:
     # --- the grammar -------------------------------------------------------------------
 
     def parse(self, text: str) -> ParseResult:
-        """The intent of one utterance; `ParseResult(None, 0.0, "")` if it is not game speech."""
+        """The intent of one utterance; `ParseResult(None, 0.0, "")` if it is not game speech.
+
+        When words had to be guessed, readings are tried best-first (by the product of
+        the word confidences, at most `MAX_READINGS`); the first the grammar explains wins.
+        """
         if not text or len(text) > MAX_CHARS:
             return NO_PARSE
         tokens = tokenize(text)
         if not tokens or len(tokens) > MAX_TOKENS:
             return NO_PARSE
-        words: list[str] = []
-        score = 1.0
-        for token in tokens:
-            corrected = self._correct(token)
-            if corrected is None:
-                return NO_PARSE
-            words.append(corrected[0])
-            score *= corrected[1]
-        intent = self._utterance(tuple(words))
-        if intent is None:
+        options = [self._candidates(token) for token in tokens]
+        if not all(options):
             return NO_PARSE
-        return ParseResult(intent, round(score, 3), " ".join(words))
+        for score, words in _best_first(options, MAX_READINGS):
+            intent = self._utterance(words)
+            if intent is None:
+                continue
+            if intent.type == "none" and score < SOUNDS_ALIKE:
+                continue  # a name alone is too easily heard in any short word ("veo" ~ "Beto")
+            return ParseResult(intent, round(score, 3), " ".join(words))
+        return NO_PARSE
 
     def _utterance(self, words: Tokens) -> Intent | None:
         i = self._skip_interjections(words, 0)
