@@ -225,6 +225,8 @@ class PhraseInventory:
                 yield Phrase(f"{' '.join(spoken[:-1])} {AND} {spoken[-1]}", intent)
             if not canonical:
                 yield Phrase(" ".join(self._faces[face].singular for face in hand), intent)
+                pips = [number_to_words(face, apocope=False) for face in hand]
+                yield Phrase(f"{' '.join(pips[:-1])} {AND} {pips[-1]}", intent)
 
 
 def _named(intent: Intent, player: str) -> Intent:

@@ -338,6 +338,9 @@ class Parser:
         """Two or more groups "[number] face" (3-10 dice), maybe with "y"; or "todas quinas"."""
         if len(words) == 2 and words[0] in self._hand_all and words[1] in self._faces:
             return HandIntent(faces=(self._faces[words[1]],) * 5)
+        pips = self._pips(words)
+        if pips is not None:
+            return pips
         faces: list[int] = []
         groups = 0
         i = 0
@@ -354,6 +357,22 @@ class Parser:
             groups += 1
             i += 1
         if groups < 2 or not MIN_HAND_DICE <= len(faces) <= MAX_HAND_DICE:
+            return None
+        return HandIntent(faces=tuple(faces))
+
+    def _pips(self, words: Tokens) -> Intent | None:
+        """Five dice said as pip numbers: "uno, uno, cinco, seis y seis"."""
+        faces: list[int] = []
+        i = 0
+        while i < len(words) and len(faces) < 5:
+            if faces and words[i] == self._and:
+                i += 1
+            number = read_number(words, i)
+            if number is None or not 1 <= number[0] <= 6:
+                return None
+            faces.append(number[0])
+            i = number[1]
+        if i != len(words) or len(faces) != 5:
             return None
         return HandIntent(faces=tuple(faces))
 

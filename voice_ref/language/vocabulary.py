@@ -136,6 +136,7 @@ QUERIES: dict[str, tuple[str, ...]] = {
         "cuántos dados hay",
         "cuántos dados hay en la mesa",
         "cuántos dados tengo",
+        "cuántos dados tiene cada uno",
         "cuántos dados tiene {player}",
         "cuántos dados le quedan a {player}",
     ),
@@ -145,6 +146,7 @@ QUERIES: dict[str, tuple[str, ...]] = {
         "cuál es el mínimo",
         "qué puedo cantar",
         "cuánto tengo que cantar",
+        "qué hay que cantar",
     ),
     "bid": ("qué se cantó", "cuál es la apuesta", "qué cantaron", "cuál es el canto"),
 }
