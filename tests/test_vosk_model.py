@@ -62,7 +62,7 @@ def served(tmp_path):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield www, f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()

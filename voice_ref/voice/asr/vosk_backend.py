@@ -28,7 +28,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 UNK = "[unk]"
 _CHUNK_S = 0.2  # endpoint resolution: Vosk checks for an endpoint once per call
+_WARNED_NO_UNK: set[str] = set()
 _TOKEN = re.compile(r"\[unk\]|[^\W_]+(?:['-][^\W_]+)*")
 
 
@@ -84,9 +85,14 @@ class VoskRecognizer:
         threads: int | None = None,
         phrases: Iterable[Any] = (),
         max_alternatives: int = 5,
+        players: Sequence[str] | None = None,
+        dialect: str = "chile",
+        clean_bids: bool = False,
     ) -> None:
-        """`threads` is accepted for symmetry with Whisper: Vosk decodes a stream on one
-        thread. `phrases` is the whole game's phrase list (empty = free transcription)."""
+        """`phrases` is the whole game's phrase list; without it, `players` (and `dialect`,
+        `clean_bids`) take it from the phrase inventory, and with neither the recognizer
+        transcribes freely until `set_context`. `threads` is accepted for symmetry with
+        Whisper: Vosk decodes a stream on one thread."""
         path = Path(model_path)
         self.model = path.name
         self.sample_rate = sample_rate
@@ -103,11 +109,19 @@ class VoskRecognizer:
         self._origin_s = 0.0  # stream time at which the current Kaldi recognizer started
         self._fed = 0  # samples accepted since the start of the stream
         self.has_unk = self.knows(UNK)
-        if not self.has_unk:
+        if not self.has_unk and self.model not in _WARNED_NO_UNK:
+            _WARNED_NO_UNK.add(self.model)
             log.warning(
                 "El modelo %s no tiene [unk]: la charla de mesa se leerá como frases del juego.",
                 self.model,
             )
+        phrases = tuple(phrases)
+        if players is not None and not phrases:
+            from voice_ref.language.inventory import PhraseInventory
+
+            inventory = PhraseInventory(players, dialect, clean_bids=clean_bids)
+            self.check_words(inventory.words())  # every word the parser knows, up front
+            phrases = tuple(inventory.phrases("any", canonical=True))
         self.set_phrases(phrases)
 
     # --- vocabulary -------------------------------------------------------------
@@ -131,6 +145,12 @@ class VoskRecognizer:
             "— no se podrán reconocer."
         )
 
+    def check_words(self, words: Iterable[str]) -> tuple[str, ...]:
+        """Report (once) and return the words the model cannot recognize."""
+        missing = {w for w in (normalize(w) for w in words) if w and not self.knows(w)}
+        self._report(missing)
+        return tuple(sorted(missing))
+
     def _usable(self, phrases: Iterable[Any]) -> tuple[str, ...]:
         """Normalized phrases whose words are all in the vocabulary; reports the others."""
         usable: dict[str, None] = {}
@@ -144,6 +164,10 @@ class VoskRecognizer:
                 new_missing |= missing
             else:
                 usable[text] = None
+        self._report(new_missing)
+        return tuple(usable)
+
+    def _report(self, new_missing: set[str]) -> None:
         self._missing |= new_missing
         fresh = new_missing - self._reported
         if fresh:
@@ -152,13 +176,19 @@ class VoskRecognizer:
                 "El modelo no conoce estas palabras: %s — no se podrán reconocer.",
                 ", ".join(sorted(fresh)),
             )
-        return tuple(usable)
 
     # --- grammar ----------------------------------------------------------------
 
     def set_phrases(self, phrases: Iterable[Any]) -> None:
         """Start a new game's vocabulary (player names change it); checks every word."""
+        phrases = tuple(phrases)
         self._game_phrases = self._usable(phrases)
+        if phrases and not self._game_phrases:
+            log.error(
+                "Ninguna frase del juego se puede reconocer con el modelo %s: "
+                "¿es un modelo en español?",
+                self.model,
+            )
         self._expecting = "any"
         self._use_grammar(self._game_phrases)
 
@@ -295,8 +325,17 @@ def hypotheses_from_result(result: dict, origin_s: float = 0.0) -> tuple[Hypothe
     )
 
 
-def from_config(cfg: Any, phrases: Iterable[Any] = (), model_path: Path | str | None = None):
-    """A recognizer for the configured model; a missing model names `voice-ref models download`."""
+def from_config(
+    cfg: Any, players: Sequence[str] | None = None, model_path: Path | str | None = None
+) -> VoskRecognizer:
+    """A recognizer for the configured model and players (default: the config's), with
+    the game's phrases; a missing model names `voice-ref models download`."""
     path = Path(model_path) if model_path else cfg.path(cfg.asr.vosk_model)
     require_model(path)
-    return VoskRecognizer(path, threads=cfg.asr.threads, phrases=phrases)
+    return VoskRecognizer(
+        path,
+        threads=cfg.asr.threads,
+        players=tuple(players if players is not None else cfg.game.players),
+        dialect=cfg.dialect,
+        clean_bids=cfg.rules.clean_bids,
+    )
