@@ -79,9 +79,16 @@ class PhraseInventory:
         self.max_quantity = max_quantity
         self._faces = dialect_faces(dialect)  # validates the dialect now
         self._words: set[str] | None = None
+        self._cache: dict[tuple[str, bool], tuple[Phrase, ...]] = {}
 
     def phrases(self, expecting: str = "any", canonical: bool = True) -> list[Phrase]:
         """The phrases accepted while the referee expects `expecting` (see `EXPECTING`)."""
+        key = (expecting, canonical)
+        if key not in self._cache:
+            self._cache[key] = tuple(self._generate(expecting, canonical))
+        return list(self._cache[key])
+
+    def _generate(self, expecting: str, canonical: bool) -> list[Phrase]:
         groups = {
             "turn": self._turn,
             "count": self._count,
