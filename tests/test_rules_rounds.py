@@ -190,3 +190,15 @@ def test_cachito_worked_example_counts(bid: str, count: int) -> None:
     assert count_matching(CACHITO_TABLE, ch.bid.face, wild_aces=ch.wild_aces) == count
     out = g.push(RevealCount(count))
     assert not out.challenge_succeeded  # each bid is exactly true: the doubter loses
+
+
+def test_two_player_games_keep_calzo_paso_and_obligar() -> None:
+    g = game("chile", 2, dice={"Ana": 2})  # 7 of 10 dice on the table
+    g.push(Raise(b("2 quinas")))
+    assert g.is_legal(Calzo()) and g.is_legal(Paso())
+    g.push(Calzo())  # Beto, wrong
+    g.push(RevealCount(1))
+    g.push(Raise(b("2 quinas")))  # Beto opens
+    g.push(Dudo())  # Ana doubts, wrong: 2 -> 1
+    out = g.push(RevealCount(4))
+    assert out.starter == "Ana" and g.awaiting is Awaiting.OBLIGAR
