@@ -106,6 +106,25 @@ def test_empty_alternative_keeps_its_share_and_duplicates_merge():
     assert hypotheses_from_result({"alternatives": [_alt("", 10.0)]}) == ()
 
 
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        # (raw Vosk texts, equal confidences) -> [(text, score)]
+        (["[unk] cinco quinas"], [("cinco quinas", 2 / 3)]),
+        (["[unk] [unk] dudo [unk] [unk]"], [("dudo", 1 / 5)]),
+        (["[unk]", "paso"], [("paso", 1 / 2)]),
+        (["[unk] [unk]"], []),
+        (["dudo", "[unk] dudo"], [("dudo", 1 / 2 + 1 / 4)]),
+    ],
+)
+def test_unk_words_are_left_out_of_the_text_and_lower_the_score(texts, expected):
+    from voice_ref.voice.asr.vosk_backend import hypotheses_from_result
+
+    hyps = hypotheses_from_result({"alternatives": [_alt(t, 30.0) for t in texts]})
+    assert [h.text for h in hyps] == [t for t, _ in expected]
+    assert [h.score for h in hyps] == pytest.approx([s for _, s in expected], abs=1e-4)
+
+
 def test_word_times_are_shifted_to_stream_time():
     from voice_ref.voice.asr.vosk_backend import hypotheses_from_result
 

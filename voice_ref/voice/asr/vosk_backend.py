@@ -18,6 +18,11 @@ How it works:
   (silence/noise) take part in the softmax and are then dropped, so noise lowers the
   scores of what remains. With `max_alternatives=0` there is one hypothesis, scored
   by the mean of Vosk's word posteriors.
+- "[unk]": hypothesis texts hold only game words, so "hay cinco quinas" heard as
+  "[unk] cinco quinas" reads "cinco quinas"; but the score is multiplied by the share
+  of game words (2/3 here), so "yo no dudo de ti" ("[unk] [unk] dudo [unk] [unk]")
+  scores a fifth of its probability. Only-[unk] hypotheses are dropped like empty ones.
+  The word timings keep the "[unk]" entries, and `extra["vosk_text"]` the raw best text.
 - Times: Vosk word times count from the recognizer's creation; we add the stream
   time at which it was created, so `start_s`/`end_s` are stream times.
 """
@@ -280,6 +285,7 @@ class VoskRecognizer:
                 "backend": "vosk",
                 "expecting": self._expecting,
                 "vosk": [a.get("confidence") for a in result.get("alternatives", [])],
+                "vosk_text": (result.get("alternatives") or [result])[0].get("text", ""),
             },
         )
 
@@ -298,26 +304,30 @@ def _words(items: list[dict], origin_s: float, default_conf: float) -> tuple[Wor
 
 def hypotheses_from_result(result: dict, origin_s: float = 0.0) -> tuple[Hypothesis, ...]:
     """Vosk's result JSON (parsed) as ranked hypotheses with [0, 1] scores (see top)."""
-    if "alternatives" not in result:  # max_alternatives == 0: one MBR result
-        text = result.get("text", "").strip()
-        items = result.get("result", [])
-        if not text:
+    if "alternatives" in result:
+        alternatives = result["alternatives"]
+        if not alternatives:
             return ()
-        score = sum(float(w.get("conf", 1.0)) for w in items) / max(1, len(items))
-        return (Hypothesis(text, round(score, 4), _words(items, origin_s, score)),)
-    alternatives = result["alternatives"]
-    if not alternatives:
-        return ()
-    top = max(float(a.get("confidence", 0.0)) for a in alternatives)
-    weights = [math.exp(float(a.get("confidence", 0.0)) - top) for a in alternatives]
-    total = sum(weights)
+        top = max(float(a.get("confidence", 0.0)) for a in alternatives)
+        weights = [math.exp(float(a.get("confidence", 0.0)) - top) for a in alternatives]
+        total = sum(weights)
+        scored = [
+            (a.get("text", ""), w / total, a.get("result", []))
+            for a, w in zip(alternatives, weights, strict=True)
+        ]
+    else:  # max_alternatives == 0: one result with word posteriors
+        items = result.get("result", [])
+        mean = sum(float(w.get("conf", 1.0)) for w in items) / max(1, len(items))
+        scored = [(result.get("text", ""), mean, items)]
     merged: dict[str, tuple[float, list[dict]]] = {}
-    for alt, weight in zip(alternatives, weights, strict=True):
-        text = alt.get("text", "").strip()
-        if not text:
-            continue  # silence or noise: its share of the mass stays unclaimed
-        score, items = merged.get(text, (0.0, alt.get("result", [])))
-        merged[text] = (score + weight / total, items)
+    for raw, share, items in scored:
+        tokens = raw.split()
+        known = [t for t in tokens if t != UNK]
+        if not known:
+            continue  # silence, noise or only table talk: its share stays unclaimed
+        text = " ".join(known)
+        score, first_items = merged.get(text, (0.0, items))
+        merged[text] = (score + share * len(known) / len(tokens), first_items)
     ranked = sorted(merged.items(), key=lambda kv: -kv[1][0])
     return tuple(
         Hypothesis(text, round(score, 4), _words(items, origin_s, score))
