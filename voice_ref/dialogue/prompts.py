@@ -36,8 +36,11 @@ class Prompts:
                 flat[f"{section}.{key}"] = str(text)
         return cls(flat)
 
-    def keys(self) -> Iterable[str]:
+    def names(self) -> Iterable[str]:
         return self._templates.keys()
+
+    def template(self, key: str) -> str:
+        return self._templates[key]
 
     def has(self, key: str) -> bool:
         return key in self._templates
