@@ -159,6 +159,7 @@ class _Talk:
     rollers: tuple[str, ...] = ()  # who rolls this throw (all, then the tied)
     rolls: tuple[int, ...] = ()  # faces said so far, in `rollers` order
     confirm_new_game: bool = False
+    games: int = 1  # games started so far (each random draw has its own seed)
 
 
 @dataclass(frozen=True)
@@ -186,11 +187,10 @@ class Referee:
         self.log = log
         self.prompts = prompts or Prompts.load()
         self.speaker = Speaker(self.prompts, setup.dialect, setup.dialect_faces)
-        self._rng = random.Random(setup.seed)
         self._parser: Any = None
         self._undo: list[_Frame] = []
         self._last_say = ""
-        self._start_game()
+        self._start_game(games=1)
 
     # ----------------------------------------------------------------- public API
 
@@ -309,19 +309,20 @@ class Referee:
 
     # ----------------------------------------------------------- game lifecycle
 
-    def _start_game(self) -> None:
+    def _start_game(self, games: int) -> None:
+        """A fresh game; the `games`-th random draw of a seed is always the same (replay)."""
         policy = self.setup.starter
         starter = None
         self._drawn = False
         if policy == "random":
-            starter = self._rng.choice(self.players)
+            starter = random.Random(f"{self.setup.seed}:{games}").choice(self.players)
             self._drawn = True
         elif policy not in STARTER_POLICIES:
             starter = policy
         direction = Direction(self.setup.direction) if self.setup.direction else None
         self.game = Game(list(self.players), self.rules, starter=starter, direction=direction)
         rolling = policy == "roll"
-        self._talk = _Talk(rolling=rolling, rollers=self.players if rolling else ())
+        self._talk = _Talk(rolling=rolling, rollers=self.players if rolling else (), games=games)
 
     def _game_start_line(self) -> str:
         if self._drawn and self.game.awaiting is not Awaiting.STARTER:
@@ -334,7 +335,7 @@ class Referee:
     def _confirm_new_game(self, intent: Intent, heard: str | None) -> Reply:
         if intent.type == "yes":
             frame = self._frame()
-            self._start_game()
+            self._start_game(games=self._talk.games + 1)
             say = self._join(self.prompts.say("opening.new_game"), self._game_start_line())
             return self._accept(frame, intent, heard, say, kind="question")
         if intent.type == "no":
