@@ -319,6 +319,17 @@ def test_expecting_follows_the_question():
     assert ref.expecting == "yes_no"
     play(ref, ["sí"])
     assert ref.expecting == "choice"
+    phrases = {p.text for p in ref.allowed_phrases()}
+    assert "cerrada" in phrases and "dudo" not in phrases
+
+
+def test_roll_listens_for_numbers():
+    ref = referee(starter="roll")
+    assert ref.expecting == "count"
+    ref.handle_text("cinco")
+    ref.handle_text("tres")
+    ref.handle_text("dos")
+    assert ref.expecting == "turn"  # Ana rolled highest and opens
 
 
 def test_replies_carry_announcer_hints():

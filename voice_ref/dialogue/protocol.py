@@ -10,7 +10,7 @@ same object (plus the `urgent` / `kind` hints) to decide how to announce it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from voice_ref.language.intents import Intent
@@ -61,7 +61,6 @@ class Reply:
     state: dict[str, Any]
     kind: str = "routine"
     urgent: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def short(self) -> bool:

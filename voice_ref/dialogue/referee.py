@@ -188,6 +188,7 @@ class Referee:
         self.prompts = prompts or Prompts.load()
         self.speaker = Speaker(self.prompts, setup.dialect, setup.dialect_faces)
         self._parser: Any = None
+        self._inventory: Any = None
         self._undo: list[_Frame] = []
         self._last_say = ""
         self._start_game(games=1)
@@ -199,13 +200,19 @@ class Referee:
         """What kind of answer the recognizer should listen for now."""
         if self._talk.confirm_new_game:
             return "yes_no"
+        if self._roller() is not None:
+            return "count"  # "¿qué sacaste?" is answered with a number
         return _EXPECTING[self.game.awaiting]
 
     def allowed_phrases(self) -> list[Any]:
         """The phrases that make sense now (for a recognizer's grammar)."""
-        from voice_ref.language.inventory import PhraseInventory
+        if self._inventory is None:
+            from voice_ref.language.inventory import PhraseInventory
 
-        return PhraseInventory(list(self.players), self.setup.dialect).phrases(self.expecting)
+            self._inventory = PhraseInventory(
+                list(self.players), self.setup.dialect, clean_bids=self.rules.clean_bids
+            )
+        return self._inventory.phrases(self.expecting)
 
     def state(self) -> dict[str, Any]:
         return state_json(self.game, turn=self._roller())

@@ -63,7 +63,13 @@ def open_referee(args: argparse.Namespace, config: Config) -> tuple[Referee, Rep
         else:
             for message in loaded.warnings:
                 warn(message)
-            referee = Referee(TableSetup.from_json(loaded.header))
+            setup = TableSetup.from_json(loaded.header)
+            if getattr(args, "players", None) or getattr(args, "rules", None):
+                warn(
+                    f"resuming the saved game ({', '.join(setup.players)}; rules {setup.preset}); "
+                    "--players and --rules apply to new games only."
+                )
+            referee = Referee(setup)
             for message in referee.replay(loaded.records):
                 warn(message)
             referee.log = log
