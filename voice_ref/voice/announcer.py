@@ -14,8 +14,6 @@ directly instead: same voice, same rate, same WAV.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import queue
 import shutil
 import subprocess
@@ -71,16 +69,19 @@ class Synthesizer:
     def _render_pyttsx3(self, text: str, path: Path) -> None:
         if self._engine is None:
             import pyttsx3
+            import pyttsx3.drivers.espeak as espeak_driver
 
+            # The espeak driver prints "Audio saved to ..." on stdout, our JSON channel.
+            # Swapping sys.stdout around the call is not thread-safe, so the driver module
+            # gets its own silent `print` instead.
+            espeak_driver.print = lambda *_args, **_kwargs: None
             engine = pyttsx3.init("espeak")
             engine.setProperty("voice", self.settings.voice)
             engine.setProperty("rate", self.settings.rate)
             engine.setProperty("volume", self.settings.volume)
             self._engine = engine
-        # The espeak driver prints "Audio saved to ..." on stdout, which is the JSON channel.
-        with contextlib.redirect_stdout(io.StringIO()):
-            self._engine.save_to_file(text, str(path))
-            self._engine.runAndWait()
+        self._engine.save_to_file(text, str(path))
+        self._engine.runAndWait()
         if not path.exists() or path.stat().st_size <= 44:
             raise RuntimeError("pyttsx3 wrote no audio")
 

@@ -228,26 +228,39 @@ def _minimums(referee: Any) -> tuple[tuple[int, int, bool], ...]:
 
 
 def make_decider(config: Config) -> Decider:
-    """The decision layer (N-best + context + legality) when present, else the best text
-    handed to the referee's own parser."""
-    try:
-        from voice_ref.voice import decision
-    except ImportError:
-        return _decide_by_text
-    settings = config.asr
+    """N-best + context + legality → accept / confirm / ignore (`voice/decision.py`)."""
+    from voice_ref.language.parser import Parser
+    from voice_ref.voice import decision
+
+    parsers: dict[tuple[str, ...], Parser] = {}
 
     def decide(utterance: Utterance, referee: Any, expecting: str) -> Heard:
-        is_legal = getattr(referee, "is_legal", lambda _intent: True)
-        context = ListenContext(expecting=expecting, phrases=_phrases(referee))
-        verdict = decision.decide(utterance, context, is_legal, settings=settings,
-                                  players=referee.players)
-        text = utterance.best.text if utterance.best else ""
-        question = ""
-        if verdict.action == "confirm":
-            question = getattr(verdict, "question", "") or "¿Dijiste eso?"
+        players = tuple(referee.players)
+        parser = parsers.setdefault(players, Parser(players))
+        verdict = decision.decide(
+            utterance, parser, _legality(referee),
+            accept_score=config.asr.accept_score, confirm_margin=config.asr.confirm_margin,
+        )
+        text = verdict.heard or (utterance.best.text if utterance.best else "")
+        question = _confirm_question(referee, verdict.intent, text) \
+            if verdict.action == "confirm" else ""
         return Heard(verdict.action, text, verdict.intent, verdict.score, question)
 
     return decide
+
+
+def _legality(referee: Any) -> Callable[[Any], bool]:
+    """The referee's legality check when it offers one; else everything counts as legal (no
+    confirmations: an illegal bid is then explained by the referee)."""
+    return getattr(referee, "is_legal", None) or (lambda _intent: True)
+
+
+def _confirm_question(referee: Any, intent: Any, heard: str) -> str:
+    if getattr(intent, "type", None) == "bid" and hasattr(referee, "speaker"):
+        words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
+    else:
+        words = heard
+    return f"¿Dijiste {words}?"
 
 
 def _decide_by_text(utterance: Utterance, referee: Any, expecting: str) -> Heard:
