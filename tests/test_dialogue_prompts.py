@@ -20,8 +20,8 @@ REFEREE_SOURCE = (
 
 
 def test_every_key_the_referee_uses_exists():
-    used = set(re.findall(r'"((?:opening|ask|announce|query|reject|illegal|minimum)\.[a-z_]+)"',
-                          REFEREE_SOURCE))
+    sections = "opening|ask|announce|query|reject|illegal|minimum|words"
+    used = set(re.findall(rf'"((?:{sections})\.[a-z_]+)"', REFEREE_SOURCE))
     assert used, "the pattern found nothing: the test would prove nothing"
     missing = sorted(k for k in used if not PROMPTS.has(k))
     assert missing == []
@@ -33,7 +33,7 @@ def test_every_refusal_reason_has_a_line():
 
 def test_templates_only_use_known_placeholders():
     known = {"player", "players", "rules", "bid", "count", "dice", "detail", "question",
-             "minimum", "number", "faces", "passer", "direction"}
+             "minimum", "number", "faces", "passer", "direction", "remain"}
     for key in PROMPTS.names():
         fields = {f for _, f, _, _ in string.Formatter().parse(PROMPTS.template(key)) if f}
         assert fields <= known, key

@@ -214,7 +214,10 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      {"winner": "Beto"}),
     ("query after game over", {"players": ("Ana", "Beto"), "overrides": {"start_dice": 1}},
      ["una quina", "dudo", "0"], "¿cuántos dados hay?", True,
-     "Quedan un dado: Beto uno.", {}),
+     "Queda un dado: Beto uno.", {}),
+    ("count of one ace", {}, ["cinco quinas", "tres ases", "dudo"], "uno", True,
+     "Había un as: pierde Beto. A Beto le quedan cuatro dados. "
+     "Quedan catorce dados en la mesa. Parte Beto.", {}),
     # --- cachito
     ("cachito limpio bid", {"preset": "cachito"}, [], "tres quinas limpias", True,
      "Tres quinas limpias. Le toca a Beto.", {"bid.clean": True}),

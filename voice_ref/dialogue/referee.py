@@ -619,13 +619,18 @@ class Referee:
             parts.append(p.say("announce.winner", player=game.winner))
             return self._join(*parts)
         if not hidden:
-            parts.append(p.say("announce.table_dice", dice=dice(game.dice_on_table)))
+            parts.append(p.say("announce.table_dice", **self._remain(game.dice_on_table)))
         if game.awaiting is Awaiting.DIRECTION:
             parts.append(p.say("ask.open", player=game.addressed or game.turn))
         if game.awaiting is Awaiting.MODALITY and game.round_type is RoundType.OBLIGAR:
             parts.append(p.say("announce.obligar_auto", player=game.addressed or game.turn))
         parts.append(self._question())
         return self._join(*parts)
+
+    def _remain(self, n: int) -> dict[str, str]:
+        """ "quedan quince dados" / "queda un dado": the verb agrees with the count."""
+        verb = self.prompts.say("words.remain_one" if n == 1 else "words.remain_many")
+        return {"remain": verb, "dice": dice(n)}
 
     def _standing(self) -> str:
         """ "Queda en pie cinco quinas, de Ana." (after an undo or on resume)."""
@@ -690,18 +695,18 @@ class Referee:
         if what == "dice":
             if player is not None:
                 if hidden:
-                    say = p.say("query.dice_hidden", dice=dice(game.dice_on_table))
+                    say = p.say("query.dice_hidden", **self._remain(game.dice_on_table))
                 elif player not in game.active_players:
                     say = p.say("query.dice_player_out", player=player)
                 else:
                     say = p.say("query.dice_player", player=player, dice=dice(game.dice(player)))
             elif hidden:
-                say = p.say("query.dice_total_hidden", dice=dice(game.dice_on_table))
+                say = p.say("query.dice_total_hidden", **self._remain(game.dice_on_table))
             else:
                 detail = ", ".join(
                     f"{name} {bare_number(game.dice(name))}" for name in game.active_players
                 )
-                say = p.say("query.dice_total", dice=dice(game.dice_on_table), detail=detail)
+                say = p.say("query.dice_total", **self._remain(game.dice_on_table), detail=detail)
         elif what == "turn":
             if game.awaiting in (Awaiting.COUNT, Awaiting.PASS_CHECK):
                 say = p.say("query.turn_table", question=self._question())
@@ -727,7 +732,7 @@ class Referee:
                 say = p.say("query.no_bid")
             else:
                 say = p.say("query.bid", bid=self.speaker.the_bid(game.bid), player=game.bidder)
-        return Reply(heard, intent, True, say, self.state(), kind="query")
+        return Reply(heard, intent, True, sentence(say), self.state(), kind="query")
 
     # ---------------------------------------------------------------- plumbing
 
