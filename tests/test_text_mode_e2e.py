@@ -238,3 +238,21 @@ def test_resume_after_kill(tmp_path, fraction):
     assert [r["state"] for r in rest] == [r["state"] for r in replies[cut + 1 :]]
     assert rest[-1]["state"]["winner"] == "Ana"
     assert rest[-1]["state"] == replies[-1]["state"]
+
+
+def test_plain_text_mode_for_a_person(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "voice_ref", "play", "--text", "--players", "Ana,Beto,Carla",
+         "--starter", "Ana", "--direction", "izquierda", "--state-dir", str(tmp_path)],
+        input="cinco quinas\nblorp\n",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert "Cinco quinas. Le toca a Beto." in out
+    assert "✗ No entendí." in out
+    assert any("canto: 5×5 (Ana)" in line and "turno: Beto" in line for line in out)
+    assert not any(line.startswith("{") for line in out)
