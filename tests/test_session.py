@@ -304,3 +304,29 @@ def _no_leftover_threads():
     yield
     names = [t.name for t in threading.enumerate() if t.name == "announcer"]
     assert len(names) <= 1
+
+
+def test_push_to_talk_opens_the_microphone_for_one_window(tmp_path):
+    from voice_ref.voice.session import PushToTalk
+
+    ptt = PushToTalk("space", window_s=2.0)
+    assert ptt.key == " "
+    assert not ptt.is_open(10.0)
+    ptt.press(now=10.0)
+    assert ptt.is_open(11.9) and not ptt.is_open(12.1)
+
+    # Before the key, the table's "dos quinas" is not heard; after it, "tres quinas" is.
+    wav = ScriptedWav([(None, 0.5), ("dos quinas", 0.5), (None, 1.0), ("tres quinas", 0.5),
+                       (None, 0.5)])
+    referee, opening = make_referee(tmp_path)
+    recognizer = CodebookRecognizer(wav.codebook)
+    out = io.StringIO()
+    announcer = Announcer(VoiceSettings(), PrintOutput(lambda _text: None))
+    session = VoiceSession(referee, recognizer, announcer, _decide_by_text, json_out=out,
+                           gate_self_hearing=False, accept_audio=ptt.is_open)
+    session.start(opening)
+    ptt.press(now=1.5)  # pressed after "dos quinas", before "tres quinas"
+    session.run(wav.blocks())
+    announcer.close()
+    heard = [json.loads(x)["heard"] for x in out.getvalue().splitlines()]
+    assert heard == [None, "tres quinas"]

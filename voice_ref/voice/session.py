@@ -291,13 +291,15 @@ class PushToTalk:
     def __init__(self, key: str, window_s: float = 6.0) -> None:
         self.key = self.KEYS.get(key.lower(), key[:1])
         self.window_s = window_s
-        self._open_until = 0.0
+        self._opened_at = float("inf")
+        self._open_until = float("-inf")
 
     def press(self, now: float | None = None) -> None:
-        self._open_until = (time.monotonic() if now is None else now) + self.window_s
+        self._opened_at = time.monotonic() if now is None else now
+        self._open_until = self._opened_at + self.window_s
 
     def is_open(self, t: float) -> bool:
-        return t <= self._open_until
+        return self._opened_at <= t <= self._open_until
 
     def listen_to_terminal(self) -> None:
         """Read key presses from the terminal on a daemon thread."""
