@@ -240,19 +240,14 @@ class Referee:
         intent = self._parse(text)
         if intent is None and self._roller() is not None:
             intent = _face_alone(text)  # "quina" answers "¿qué sacaste?"
+        stranger = (
+            _spoken_stranger(text, self.players) if intent is None or not intent.player else None
+        )
+        if stranger:  # "Xavier, dudo": the parser only knows the seated names
+            say = self.prompts.say("illegal.unknown_player", player=stranger)
+            return self._reject(intent, text, say)
         if intent is None or (intent.type == "none" and intent.player is None):
-            stranger = _spoken_stranger(text, self.players)
-            if stranger:
-                return self._reject(
-                    intent, text, self.prompts.say("illegal.unknown_player", player=stranger)
-                )
             return self._reject(intent, text, self.prompts.say("reject.not_understood"))
-        if intent.player is None:
-            stranger = _spoken_stranger(text, self.players)
-            if stranger:
-                return self._reject(
-                    intent, text, self.prompts.say("illegal.unknown_player", player=stranger)
-                )
         return self.handle_intent(intent, heard=text)
 
     def handle_intent(self, intent: Intent, heard: str | None = None) -> Reply:
