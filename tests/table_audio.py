@@ -6,8 +6,10 @@ tests hear a table of distinct speakers.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -47,3 +49,64 @@ def session_wav(turns: list[tuple[str, str]], path: Path, pause_s: float = 1.5) 
         parts += [speak(text, voice), pause]
     write_wav(path, np.concatenate(parts), RATE)
     return path
+
+
+# A whole 3-player `chile` game with one die each, short enough for Whisper on 2 cores:
+# Ana opens, Carla doubts, the table counts one quina, Beto is out; Carla opens, Ana
+# doubts, there are no sextos: Ana wins.
+SHORT_GAME = [
+    ("Ana", "dos quinas"),
+    ("Beto", "tres quinas"),
+    ("Carla", "dudo"),
+    ("Beto", "una"),
+    ("Carla", "dos sextos"),
+    ("Ana", "dudo"),
+    ("Carla", "cero"),
+]
+SHORT_GAME_PLAYERS = ("Ana", "Beto", "Carla")
+
+
+def short_game_config(path: Path, whisper_model: Path) -> Path:
+    """A config.toml for SHORT_GAME (Whisper from the project's models/ folder)."""
+    path.write_text(f"""
+[game]
+players = ["Ana", "Beto", "Carla"]
+starter = "Ana"
+direction = "izquierda"
+[rules]
+preset = "chile"
+[rules.overrides]
+start_dice = 1
+[asr]
+backend = "whisper"
+whisper_model = "{whisper_model}"
+[audio]
+holdoff_s = 0.3
+reask_after_s = 120.0
+""", encoding="utf-8")
+    return path
+
+
+def voice_of(player: str) -> str:
+    return PLAYER_VOICES[SHORT_GAME_PLAYERS.index(player) % len(PLAYER_VOICES)]
+
+
+def typed_game(tmp: Path, config: Path) -> tuple[list[dict], list[dict]]:
+    """The same words through text mode: the expected protocol objects and game log."""
+    run = subprocess.run(
+        [sys.executable, "-m", "voice_ref", "--config", str(config), "play", "--text", "--json",
+         "--silent", "--state-dir", str(tmp)],
+        input="".join(text + "\n" for _, text in SHORT_GAME), capture_output=True, text=True,
+        timeout=120, check=True,
+    )
+    return [json.loads(x) for x in run.stdout.splitlines()], read_log(tmp)
+
+
+def read_log(state_dir: Path) -> list[dict]:
+    log = state_dir / "game.jsonl"
+    return [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+
+
+def without_heard(obj: dict) -> dict:
+    """A protocol object minus what the recognizer heard (its spelling may differ)."""
+    return {k: v for k, v in obj.items() if k != "heard"}

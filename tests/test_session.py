@@ -330,3 +330,40 @@ def test_push_to_talk_opens_the_microphone_for_one_window(tmp_path):
     announcer.close()
     heard = [json.loads(x)["heard"] for x in out.getvalue().splitlines()]
     assert heard == [None, "tres quinas"]
+
+
+def coded_wav(path: Path, parts: list[tuple[str | None, float]]) -> list[str]:
+    """A WAV whose stretches carry codes the CodebookRecognizer reads back as text."""
+    from voice_ref.voice.audio_in import write_wav
+
+    codebook = [t for t, _ in parts if t]
+    samples = [np.full(int(RATE * s), (codebook.index(t) + 1) / 1000 if t else 0.0, np.float32)
+               for t, s in parts]
+    write_wav(path, np.concatenate(samples), RATE)
+    return codebook
+
+
+@pytest.mark.parametrize("json_mode", [True, False])
+def test_play_input_runs_the_whole_front_end(tmp_path, monkeypatch, capsys, json_mode):
+    """`voice-ref play --input x.wav --silent [--json]` through cli.main, recognizer faked."""
+    from voice_ref import cli
+    from voice_ref.voice import session as session_module
+
+    codebook = coded_wav(tmp_path / "s.wav", [(None, 0.5), ("dos quinas", 0.5), (None, 0.5),
+                                               ("hace calor", 0.5), (None, 0.5),
+                                               ("tres quinas", 0.5), (None, 0.5)])
+    monkeypatch.setattr(session_module, "_make_recognizer",
+                        lambda args, config: CodebookRecognizer(codebook))
+    argv = ["play", "--input", str(tmp_path / "s.wav"), "--silent", "--players", "Ana,Beto,Carla",
+            "--starter", "Ana", "--direction", "izquierda", "--state-dir", str(tmp_path)]
+    assert cli.main(argv + (["--json"] if json_mode else [])) == 0
+    out = capsys.readouterr().out
+    if json_mode:
+        objects = [json.loads(x) for x in out.splitlines()]
+        assert [o["heard"] for o in objects] == [None, "dos quinas", "tres quinas"]
+        assert objects[-1]["state"]["turn"] == "Carla"
+    else:
+        assert "Árbitro: Tres quinas. Le toca a Carla." in out
+        assert "Carla*:5" in out.splitlines()[-1]
+    log = (tmp_path / "game.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(log) == 3  # header + the two accepted bids

@@ -186,6 +186,7 @@ class VoiceSession:
             self.reasks += 1
             self.announcer.say(self._last_question)
             self._quiet_since = None
+            self._show(self._last_question)
 
     def _show(self, said: str) -> None:
         if self.display is None:
@@ -369,10 +370,10 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
 
     announcer = make_announcer(
         config.voice,
-        silent=bool(getattr(args, "silent", False)) or not live and json_mode,
+        silent=bool(getattr(args, "silent", False)),
         output_device=config.audio.output_device,
         holdoff_s=config.audio.holdoff_s,
-        echo=(lambda text: None) if json_mode else None,
+        echo=lambda _text: None,  # --silent: the screen or the JSON already shows every line
     )
     accept_audio = _push_to_talk(config) if live else (lambda _t: True)
     session = VoiceSession(

@@ -1,0 +1,127 @@
+"""End to end on a virtual sound card: a short 3-player game spoken into a microphone.
+
+PulseAudio runs without hardware (tests/pulse_helpers.py). The players' voices (espeak-ng,
+generated here) and the referee's own loudspeaker sound into the same null sink, whose
+monitor is the microphone that `voice-ref play` (live mode: no --text, no --input) listens
+to through sounddevice. So the referee hears itself exactly as at a real table; the game
+must still come out exactly as the same words typed into text mode: same intents, same
+announcements, same states, same game log, and no extra actions.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from pulse_helpers import PulseUnavailable, VirtualSoundCard
+from table_audio import (
+    SHORT_GAME,
+    espeak_available,
+    read_log,
+    short_game_config,
+    typed_game,
+    utterance_wav,
+    voice_of,
+    without_heard,
+)
+
+from voice_ref.config import load_config
+from voice_ref.voice.announcer import Synthesizer
+from voice_ref.voice.session import LISTENING_MARKER
+
+REPO = Path(__file__).resolve().parents[1]
+WHISPER = REPO / "models" / "whisper-base"
+
+pytestmark = [pytest.mark.audio_devices, pytest.mark.whisper_model, pytest.mark.slow]
+
+@pytest.fixture(scope="module")
+def card():
+    if not espeak_available():
+        pytest.skip("espeak-ng is not installed (apt install espeak-ng)")
+    if not (WHISPER / "model.bin").exists():
+        pytest.skip("models/whisper-base is missing: run `voice-ref models install whisper-base`")
+    sound_card = VirtualSoundCard()
+    try:
+        sound_card.start()
+    except PulseUnavailable as exc:
+        pytest.skip(f"PulseAudio cannot start here: {exc}")
+    yield sound_card
+    sound_card.stop()
+
+
+class Lines:
+    """Reads a pipe on a thread so the test can wait for lines with a timeout."""
+
+    def __init__(self, stream) -> None:
+        self.queue: queue.Queue[str] = queue.Queue()
+        self.all: list[str] = []
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream) -> None:
+        for line in stream:
+            self.all.append(line)
+            self.queue.put(line)
+
+    def next(self, timeout: float) -> str:
+        return self.queue.get(timeout=timeout)
+
+    def wait_for(self, text: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.next(max(0.01, deadline - time.monotonic())):
+            pass
+
+
+def test_a_whole_game_spoken_at_a_virtual_table(card, tmp_path):
+    config = short_game_config(tmp_path / "config.toml", WHISPER)
+    expected, expected_log = typed_game(tmp_path / "typed", config)
+    assert expected[-1]["state"]["winner"] == "Ana"  # the script really is a whole game
+
+    clips = [utterance_wav(text, tmp_path / f"u{i}.wav", voice_of(who))
+             for i, (who, text) in enumerate(SHORT_GAME)]
+    synth = Synthesizer(load_config(config).voice)
+
+    def speech_s(say: str) -> float:
+        """How long the referee talks: the same voice renders the same length."""
+        return synth.render(say).duration_s if say else 0.0
+
+    live = subprocess.Popen(
+        [sys.executable, "-m", "voice_ref", "--config", str(config), "play", "--json",
+         "--state-dir", str(tmp_path / "live")],
+        env=card.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        encoding="utf-8",
+    )
+    out, err = Lines(live.stdout), Lines(live.stderr)
+    objects: list[dict] = []
+    try:
+        objects.append(json.loads(out.next(timeout=120)))  # the opening (model loaded)
+        err.wait_for(LISTENING_MARKER, timeout=30)  # the first microphone block has arrived
+        time.sleep(speech_s(objects[0]["say"]) + 1.0)
+        for clip in clips:
+            card.play(clip)
+            objects.append(json.loads(out.next(timeout=60)))
+            time.sleep(speech_s(objects[-1]["say"]) + 1.0)  # players wait for the referee
+        time.sleep(2.0)  # anything the referee might still "hear" of itself would come now
+        live.send_signal(signal.SIGINT)
+        live.wait(timeout=30)
+    finally:
+        if live.poll() is None:
+            live.kill()
+    time.sleep(0.2)
+    extra = [json.loads(x) for x in out.all[len(objects):] if x.strip()]
+    stderr = "".join(err.all)
+
+    assert extra == [], f"extra actions (self-hearing?): {extra}"
+    assert "could not speak" not in stderr and "Traceback" not in stderr, stderr
+    assert live.returncode == 0, stderr
+    assert [without_heard(o) for o in objects] == [without_heard(o) for o in expected]
+    assert all(o["heard"] for o in objects[1:])
+    live_log = read_log(tmp_path / "live")
+    assert [r.get("intent") for r in live_log[1:]] == [r.get("intent") for r in expected_log[1:]]
+    assert objects[-1]["state"]["winner"] == "Ana"
