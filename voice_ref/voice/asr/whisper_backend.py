@@ -1,0 +1,470 @@
+"""Whisper (CTranslate2) as a closed-vocabulary recognizer.
+
+Whisper base transcribes short game phrases badly ("cuatro cuadras" ->
+"¿Cuánto tu amas?"), but its decoder is a good judge of which *given* text
+fits the audio. So, per utterance:
+
+1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances.
+2. The utterance is encoded once. The encoder input is the speech plus 0.3 s of
+   real silence, not the usual 30 s window: about 10x faster, and because the
+   padding is silence Whisper still predicts the end of text where speech ends.
+3. A greedy free transcript is decoded. Its first step gives the distribution of
+   the first token, and the transcript itself is the "garbage model" for table talk.
+4. A word-level beam search over the trie of allowed phrases
+   (`ListenContext.phrases`, from the phrase inventory, plus digit spellings:
+   Whisper writes "14 dones") scores prefixes with the decoder, one batched call
+   per word level. A complete phrase scores log P(text, end-of-text | audio).
+5. A softmax over the complete phrases and the free transcript gives each
+   hypothesis' share. Table talk leaves the mass on the free transcript, which the
+   parser reads as no game action.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from voice_ref.language.intents import Intent, intent_from_json
+from voice_ref.language.text import phonetic, tokenize
+from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+BEAM = 8  # word prefixes scored exactly per decoder call
+MAX_WORDS = 8  # longest phrase, in words
+MAX_FREE_TOKENS = 24
+GARBAGE_PENALTY = 0.0  # nats subtracted from the free transcript's score (see BENCHMARKS.md)
+
+
+class StreamingVad:
+    """Silero VAD over 32 ms chunks, with its recurrent state carried across blocks.
+
+    An utterance starts at the first chunk with speech probability >= `threshold`
+    and ends after `end_silence_s` below `neg_threshold` (hysteresis, as in Silero's
+    own `get_speech_timestamps`). 0.3 s keeps "Beto, ... cinco quinas" together
+    (espeak's comma pause is about 0.22 s) while answering quickly.
+    """
+
+    CHUNK = 512
+
+    def __init__(
+        self,
+        threshold: float = 0.5,
+        neg_threshold: float = 0.35,
+        end_silence_s: float = 0.3,
+        min_speech_s: float = 0.1,
+        pad_s: float = 0.2,
+        max_utterance_s: float = 10.0,
+    ) -> None:
+        from faster_whisper.vad import get_vad_model
+
+        self._session = get_vad_model().session
+        self.threshold = threshold
+        self.neg_threshold = neg_threshold
+        self.end_chunks = round(end_silence_s * SAMPLE_RATE / self.CHUNK)
+        self.min_chunks = round(min_speech_s * SAMPLE_RATE / self.CHUNK)
+        self.pad = int(pad_s * SAMPLE_RATE)
+        self.max_samples = int(max_utterance_s * SAMPLE_RATE)
+        self.reset()
+
+    def reset(self, keep_time: bool = True) -> None:
+        self._h = np.zeros((1, 1, 128), np.float32)
+        self._c = np.zeros((1, 1, 128), np.float32)
+        self._context = np.zeros(64, np.float32)
+        self._pending = np.zeros(0, np.float32)  # < one chunk, not yet classified
+        self._audio = np.zeros(0, np.float32)  # classified audio kept for the utterance
+        self._audio_start = getattr(self, "_consumed", 0) if keep_time else 0
+        self._consumed = self._audio_start  # samples classified since the stream began
+        self._speech_start: int | None = None  # absolute sample
+        self._speech_end = 0  # absolute sample just after the last speech chunk
+        self._speech_chunks = 0
+        self._silence = 0
+
+    @property
+    def consumed_s(self) -> float:
+        return self._consumed / SAMPLE_RATE
+
+    def feed(self, samples: np.ndarray) -> list[tuple[np.ndarray, float, float]]:
+        """Returns finished (audio, start_s, end_s) segments, audio padded on both sides."""
+        out = []
+        data = np.concatenate([self._pending, np.asarray(samples, np.float32).reshape(-1)])
+        n = len(data) // self.CHUNK * self.CHUNK
+        self._pending = data[n:]
+        for i in range(0, n, self.CHUNK):
+            seg = self._chunk(data[i : i + self.CHUNK])
+            if seg is not None:
+                out.append(seg)
+        return out
+
+    def flush(self) -> list[tuple[np.ndarray, float, float]]:
+        seg = self._close() if self._speech_start is not None else None
+        return [seg] if seg is not None else []
+
+    def _chunk(self, chunk: np.ndarray) -> tuple[np.ndarray, float, float] | None:
+        x = np.concatenate([self._context, chunk])[None]
+        prob, self._h, self._c = self._session.run(None, {"input": x, "h": self._h, "c": self._c})
+        self._context = chunk[-64:]
+        p = float(np.asarray(prob).reshape(-1)[0])
+        self._audio = np.concatenate([self._audio, chunk])
+        start, self._consumed = self._consumed, self._consumed + len(chunk)
+        if self._speech_start is None:
+            if p >= self.threshold:
+                self._speech_start, self._speech_end = start, self._consumed
+                self._speech_chunks, self._silence = 1, 0
+            else:  # keep only the padding before a possible start
+                drop = max(0, len(self._audio) - self.pad - self.CHUNK)
+                self._audio = self._audio[drop:]
+                self._audio_start += drop
+            return None
+        if p >= self.neg_threshold:
+            self._speech_end, self._silence = self._consumed, 0
+            self._speech_chunks += 1
+        else:
+            self._silence += 1
+        too_long = self._consumed - self._speech_start >= self.max_samples
+        if self._silence >= self.end_chunks or too_long:
+            return self._close()
+        return None
+
+    def _close(self) -> tuple[np.ndarray, float, float] | None:
+        start, end = self._speech_start or 0, self._speech_end
+        keep = self._speech_chunks >= self.min_chunks
+        lo = max(0, start - self.pad - self._audio_start)
+        hi = min(len(self._audio), end + self.pad - self._audio_start)
+        audio = self._audio[lo:hi]
+        self._audio = self._audio[-(self.pad + self.CHUNK) :]
+        self._audio_start = self._consumed - len(self._audio)
+        self._speech_start, self._speech_chunks, self._silence = None, 0, 0
+        if not keep:
+            return None
+        return audio, start / SAMPLE_RATE, end / SAMPLE_RATE
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    text: str
+    intent: Intent | None  # None for the free transcript (garbage model)
+
+
+@lru_cache(maxsize=2)
+def load_whisper(path: str, threads: int):  # noqa: ANN201 - ctranslate2 types
+    """Load the CTranslate2 model, tokenizer and feature extractor once per process."""
+    import ctranslate2
+    import tokenizers
+    from faster_whisper.feature_extractor import FeatureExtractor
+    from faster_whisper.tokenizer import Tokenizer
+
+    model = ctranslate2.models.Whisper(
+        path, device="cpu", compute_type="int8", intra_threads=threads
+    )
+    hf = tokenizers.Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
+    tokenizer = Tokenizer(hf, True, task="transcribe", language="es")
+    return model, tokenizer, FeatureExtractor(feature_size=model.n_mels)
+
+
+class WhisperRecognizer:
+    """See the module docstring. `recognize()` scores one utterance without the VAD."""
+
+    name = "whisper"
+
+    def __init__(
+        self,
+        model_path: Path | str,
+        threads: int = 2,
+        players: Sequence[str] = (),
+        dialect: str = "chile",
+        sample_rate: int = SAMPLE_RATE,
+        beam: int = BEAM,
+        garbage_penalty: float = GARBAGE_PENALTY,
+    ) -> None:
+        if sample_rate != SAMPLE_RATE:
+            raise ValueError("the Whisper recognizer works at 16000 Hz")
+        from voice_ref.voice.whisper_model import INSTALL_HINT, is_installed
+
+        path = Path(model_path)
+        if not is_installed(path):
+            raise FileNotFoundError(
+                f"No Whisper model in {path}. Run: {INSTALL_HINT} && "
+                "voice-ref models install whisper-base"
+            )
+        self.sample_rate = sample_rate
+        self.model = str(path)
+        self.players = tuple(players)
+        self.dialect = dialect
+        self.beam = beam
+        self.garbage_penalty = garbage_penalty
+        self._whisper, self._tok, self._features = load_whisper(str(path), threads)
+        self._vocab = 51865 if self._whisper.is_multilingual else 51864
+        self._vad = StreamingVad()
+        self._candidates: list[Candidate] = []
+        self._word_cache: dict[str, list[int]] = {}
+        self.set_context(ListenContext("any"))
+
+    # --- Recognizer protocol -------------------------------------------------------------
+
+    def set_context(self, context: ListenContext) -> None:
+        phrases = context.phrases
+        if not phrases:
+            from voice_ref.language.inventory import PhraseInventory
+
+            inventory = PhraseInventory(self.players, self.dialect, max_quantity=40)
+            phrases = tuple(
+                (p.text, p.intent.to_json()) for p in inventory.phrases(context.expecting)
+            )
+        self.context = context
+        self._candidates = [Candidate(text, intent_from_json(obj)) for text, obj in phrases]
+        # Whisper writes most numbers as digits ("14 dones"): score that spelling too.
+        self._candidates += [
+            Candidate(variant, c.intent)
+            for c in self._candidates
+            if (variant := _digit_variant(c.text, c.intent)) is not None
+        ]
+        self._trie = _build_trie(self._candidates)
+
+    def accept(self, samples: np.ndarray) -> list[Utterance]:
+        return [self._decode(seg) for seg in self._vad.feed(samples)]
+
+    def flush(self) -> list[Utterance]:
+        return [self._decode(seg) for seg in self._vad.flush()]
+
+    def reset(self) -> None:
+        self._vad.reset()
+
+    # --- one utterance -------------------------------------------------------------------
+
+    def _decode(self, segment: tuple[np.ndarray, float, float]) -> Utterance:
+        audio, start_s, end_s = segment
+        utt = self.recognize(audio, start_s, end_s)
+        return Utterance(
+            utt.hypotheses,
+            start_s,
+            end_s,
+            decoded_at_s=self._vad.consumed_s,
+            free_text=utt.free_text,
+            extra=utt.extra,
+        )
+
+    def recognize(self, audio: np.ndarray, start_s: float = 0.0, end_s: float = 0.0) -> Utterance:
+        t0 = time.perf_counter()
+        encoded = self._encode(audio)
+        free_tokens, first_row = self._free_transcript(encoded)
+        free = self._tok.decode(free_tokens).strip()
+        scored, calls = self._search(encoded, first_row, free_tokens if free else None)
+        hyps = _posteriors(scored)
+        extra = {
+            "decoder_calls": calls,
+            "compute_ms": round((time.perf_counter() - t0) * 1000, 1),
+            "scored": [
+                (c.text, None if c.intent is None else c.intent.to_json(), round(lp, 2))
+                for c, lp in scored[:12]
+            ],
+        }
+        return Utterance(
+            tuple(hyps), start_s, end_s or len(audio) / SAMPLE_RATE, free_text=free, extra=extra
+        )
+
+    def _encode(self, audio: np.ndarray):  # noqa: ANN202
+        import ctranslate2
+
+        # Speech plus >= 0.3 s of true silence, so the decoder sees where speech ends.
+        frames = int(len(audio) / 160) + 30
+        frames += frames % 2
+        padded = np.zeros(frames * 160, np.float32)
+        padded[: len(audio)] = audio[: len(padded)]
+        feats = self._features(padded, padding=0)[:, :frames]
+        return self._whisper.encode(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(feats[None], dtype=np.float32))
+        )
+
+    def _start(self) -> list[int]:
+        return [*self._tok.sot_sequence, self._tok.no_timestamps]
+
+    def _free_transcript(self, encoded) -> tuple[list[int], np.ndarray]:  # noqa: ANN001
+        """Greedy transcript, and the log-distribution of the first token (free for the search)."""
+        result = self._whisper.generate(
+            encoded,
+            [self._start()],
+            beam_size=1,
+            max_length=MAX_FREE_TOKENS,
+            return_logits_vocab=True,
+            suppress_blank=True,
+        )[0]
+        tokens = _cut_loop([t for t in result.sequences_ids[0] if t < self._tok.eot])
+        logits = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
+        return tokens, _log_softmax(logits[:1])[0]
+
+    def _probe(self, encoded, sequences: list[list[int]]) -> list[tuple[float, np.ndarray]]:  # noqa: ANN001
+        """For each token sequence: its total log-probability and the next-token log-distribution.
+
+        `generate` with the sequence forced as a prefix returns the vocabulary
+        distribution at every position: each forced token's probability, and
+        right after the sequence, what comes next (end of text included).
+        """
+        import ctranslate2
+
+        start = self._start()
+        enc = np.asarray(encoded)
+        batch = ctranslate2.StorageView.from_array(np.repeat(enc, len(sequences), axis=0))
+        results = self._whisper.generate(
+            batch,
+            [start + seq for seq in sequences],
+            beam_size=1,
+            max_length=len(start) + 2 * max(map(len, sequences)) + 6,
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=[],
+        )
+        out = []
+        for res, seq in zip(results, sequences, strict=True):
+            logits = np.asarray(res.logits[0], dtype=np.float32).reshape(-1, self._vocab)
+            if len(logits) < len(seq) + 1:  # decoding stopped early (not expected)
+                out.append((-np.inf, np.full(self._vocab, -np.inf, np.float32)))
+                continue
+            rows = _log_softmax(logits[: len(seq) + 1])
+            out.append((float(rows[np.arange(len(seq)), seq].sum()), rows[len(seq)]))
+        return out
+
+    # --- closed-vocabulary search --------------------------------------------------------
+
+    def _search(
+        self,
+        encoded,
+        first_row: np.ndarray,
+        free_tokens: list[int] | None,  # noqa: ANN001
+    ) -> tuple[list[tuple[Candidate, float]], int]:
+        """Word-level beam search over the phrase trie, scored by the decoder.
+
+        Each level is one batched decoder call: the `BEAM` most promising word
+        prefixes (ranked by the first token of their last word) are scored exactly,
+        which also gives the distribution of their next token for the next level
+        and, for complete phrases, the probability of ending there.
+        The free transcript rides along in the first call as the garbage model.
+        """
+        eot = self._tok.eot
+        done: list[tuple[Candidate, float]] = []
+        frontier: list[tuple[list[int], float, _Node, np.ndarray]] = [
+            ([], 0.0, self._trie, first_row)
+        ]
+        calls = 0
+        for _ in range(MAX_WORDS):
+            options = []
+            for tokens, lp, node, row in frontier:
+                for cand in node.phrases:
+                    done.append((cand, lp + float(row[eot])))
+                for word, child in node.children.items():
+                    wt = self._word_tokens(word)
+                    options.append((lp + float(row[wt[0]]), tokens + wt, child))
+            if not options:
+                break
+            options.sort(key=lambda o: -o[0])
+            options = options[: self.beam]
+            sequences = [o[1] for o in options]
+            if free_tokens is not None:
+                sequences.append(free_tokens)
+            probed = self._probe(encoded, sequences)
+            calls += 1
+            if free_tokens is not None:
+                free_lp, free_row = probed.pop()
+                done.append(
+                    (
+                        Candidate(self._tok.decode(free_tokens).strip(), None),
+                        free_lp + float(free_row[eot]) - self.garbage_penalty,
+                    )
+                )
+                free_tokens = None
+            frontier = [(o[1], lp, o[2], row) for o, (lp, row) in zip(options, probed, strict=True)]
+        for _tokens, lp, node, row in frontier:
+            for cand in node.phrases:
+                done.append((cand, lp + float(row[eot])))
+        done.sort(key=lambda d: -d[1])
+        return done, calls
+
+    def _word_tokens(self, word: str) -> list[int]:
+        tokens = self._word_cache.get(word)
+        if tokens is None:
+            tokens = self._word_cache[word] = self._tok.encode(" " + word)
+        return tokens
+
+
+@dataclass
+class _Node:
+    children: dict[str, _Node] = field(default_factory=dict)
+    phrases: list[Candidate] = field(default_factory=list)
+
+
+def _build_trie(cands: list[Candidate]) -> _Node:
+    root = _Node()
+    for c in cands:
+        node = root
+        for word in c.text.split():
+            node = node.children.setdefault(word, _Node())
+        node.phrases.append(c)
+    return root
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    x = x - x.max(axis=-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
+
+
+
+
+def _cut_loop(tokens: list[int]) -> list[int]:
+    """Whisper often repeats itself ("2 2 2 2", "Casi, Casi, ..."): keep the first period."""
+    for period in range(1, len(tokens) // 2 + 1):
+        if tokens[period : 2 * period] == tokens[:period]:
+            return tokens[:period]
+    return tokens
+
+
+def _digit_variant(text: str, intent: Intent | None) -> str | None:
+    """ "hay catorce dones" -> "hay 14 dones" for bids and counts (not for 1: "un tren")."""
+    from voice_ref.language.numbers import reading_table
+
+    value = getattr(intent, "quantity", None) or getattr(intent, "value", None)
+    if intent is None or intent.type not in ("bid", "number") or value in (None, 1):
+        return None
+    words = text.split()
+    table = reading_table()
+    for i in range(len(words)):
+        for j in range(min(len(words), i + 5), i, -1):
+            if table.get(tuple(tokenize(" ".join(words[i:j])))) == value:
+                return " ".join([*words[:i], str(value), *words[j:]])
+    return None
+
+
+def _prompt_examples(cands: list[Candidate]) -> list[str]:
+    """A short, varied sample of the allowed phrases, to bias the free transcript."""
+    seen_types: dict[str, int] = {}
+    out = []
+    for c in cands:
+        kind = c.intent.type if c.intent else "?"
+        if seen_types.get(kind, 0) < (6 if kind == "bid" else 3):
+            seen_types[kind] = seen_types.get(kind, 0) + 1
+            out.append(c.text)
+    return out
+
+
+def _posteriors(scored: list[tuple[Candidate, float]]) -> list[Hypothesis]:
+    """Softmax over the scored phrases; phrasings of one intent pool their mass."""
+    if not scored:
+        return []
+    logp = np.array([lp for _, lp in scored])
+    p = np.exp(logp - logp.max())
+    p /= p.sum()
+    pooled: dict[str, tuple[float, str, float]] = {}
+    for (c, _), pi in zip(scored, p, strict=True):
+        key = repr(c.intent.to_json()) if c.intent else "free:" + c.text
+        total, text, best = pooled.get(key, (0.0, c.text, -1.0))
+        if pi > best:
+            text, best = c.text, pi
+        pooled[key] = (total + float(pi), text, best)
+    hyps = [Hypothesis(text, round(total, 4)) for total, text, _ in pooled.values()]
+    return sorted(hyps, key=lambda h: -h.score)
