@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from voice_ref.language.intents import Intent, intent_from_json
-from voice_ref.language.text import phonetic, tokenize
+from voice_ref.language.text import tokenize
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 
 log = logging.getLogger(__name__)
