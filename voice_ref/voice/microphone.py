@@ -91,6 +91,14 @@ class Microphone:
     def __exit__(self, *_exc) -> None:
         self.close()
 
+    def drain(self) -> None:
+        """Forget the audio captured so far."""
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                return
+
     def blocks(self, poll_s: float = 0.1) -> Iterator[tuple[float, np.ndarray | None]]:
         """Captured blocks at `sample_rate`; `(now, None)` every `poll_s` of no audio, so the
         loop can still re-ask a question when the device delivers nothing."""

@@ -388,13 +388,13 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         session.start(opening)
         if live:
             assert mic is not None
-            with mic:
-                if not mic.first_block.wait(5.0):
-                    print("voice-ref play: the microphone delivers no audio. "
-                          "Check `voice-ref devices`.", file=sys.stderr)
-                    return 2
-                print(LISTENING_MARKER, file=sys.stderr, flush=True)
-                session.run(mic.blocks())
+            if not mic.first_block.wait(5.0):
+                print("voice-ref play: the microphone delivers no audio. "
+                      "Check `voice-ref devices`.", file=sys.stderr)
+                return 2
+            mic.drain()  # what was captured while the model loaded is nobody's turn
+            print(LISTENING_MARKER, file=sys.stderr, flush=True)
+            session.run(mic.blocks())
         else:
             session.run(_wav_source(args.input, recognizer.sample_rate))
             announcer.wait_idle(timeout=60)
@@ -402,6 +402,8 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         session.finish()
     finally:
         announcer.close()
+        if mic is not None:
+            mic.close()
     return 0
 
 
