@@ -1,0 +1,75 @@
+"""`voice-ref devices` and `voice-ref say` against a virtual sound card, and without one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pytest
+from pulse_helpers import SINK, PulseUnavailable, VirtualSoundCard
+
+VOICE_REF = [sys.executable, "-m", "voice_ref"]
+
+
+@pytest.fixture(scope="module")
+def card():
+    sound_card = VirtualSoundCard()
+    try:
+        sound_card.start()
+    except PulseUnavailable as exc:
+        pytest.skip(f"PulseAudio cannot start here: {exc}")
+    yield sound_card
+    sound_card.stop()
+
+
+def no_sound_server_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp()
+    env.pop("PULSE_SERVER", None)
+    return env
+
+
+@pytest.mark.audio_devices
+def test_devices_lists_the_virtual_microphone_and_loudspeaker(card):
+    run = subprocess.run([*VOICE_REF, "devices"], env=card.env(), capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "microphone (default)" in run.stdout
+    assert "loudspeaker (default)" in run.stdout
+
+
+@pytest.mark.audio_devices
+def test_say_is_heard_on_the_table(card):
+    """What `voice-ref say` plays really reaches the air the microphone listens to."""
+    recorder = subprocess.Popen(
+        ["parec", f"--device={SINK}.monitor", "--raw", "--format=s16le", "--rate=16000",
+         "--channels=1"],
+        env=card.env(), stdout=subprocess.PIPE,
+    )
+    try:
+        time.sleep(0.5)
+        run = subprocess.run([*VOICE_REF, "say", "Cinco quinas. Le toca a Beto."],
+                             env=card.env(), capture_output=True, text=True, timeout=60)
+        time.sleep(0.5)
+    finally:
+        recorder.terminate()
+    audio = np.frombuffer(recorder.communicate(timeout=10)[0], dtype="<i2") / 32768.0
+    assert run.returncode == 0, run.stderr
+    loud = np.abs(audio) > 0.05
+    assert loud.sum() / 16000 > 0.3  # more than 0.3 s of speech came through
+
+
+def test_devices_and_say_explain_a_missing_sound_system():
+    env = no_sound_server_env()
+    devices = subprocess.run([*VOICE_REF, "devices"], env=env, capture_output=True, text=True,
+                             timeout=60)
+    assert devices.returncode == 2
+    assert "--text" in devices.stdout and "Traceback" not in devices.stderr
+    say = subprocess.run([*VOICE_REF, "say", "hola"], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert say.returncode == 2
+    assert "--out" in say.stderr and "Traceback" not in say.stderr
