@@ -123,9 +123,12 @@ class VoiceSession:
 
     # -- one utterance --------------------------------------------------------------------
 
+    def _expecting(self) -> str:
+        """What the table should say now: a confirmation's sí/no comes before the game."""
+        return "yes_no" if self._pending_confirm is not None else self.referee.expecting
+
     def _on_utterance(self, utterance: Utterance) -> None:
-        expecting = "yes_no" if self._pending_confirm is not None else self.referee.expecting
-        heard = self.decide(utterance, self.referee, expecting)
+        heard = self.decide(utterance, self.referee, self._expecting())
         self._last_heard = (heard.text, heard.score)
         if self._pending_confirm is not None:
             self._answer_confirmation(heard)
@@ -143,7 +146,7 @@ class VoiceSession:
         if kind == "yes":
             self._respond(self.referee.handle_intent(intent, heard=heard.text))
         elif kind == "no":
-            self._ask("Bueno, repitan por favor.")
+            self._ask(_prompt(self.referee, "ask.say_again", "Bueno, repitan por favor."))
         else:
             self._pending_confirm = intent  # not an answer: the question stands
             if heard.action != "ignore":
@@ -170,9 +173,9 @@ class VoiceSession:
         self._show(question)
 
     def _set_context(self) -> None:
-        expecting = "yes_no" if self._pending_confirm is not None else self.referee.expecting
-        phrases = () if expecting == "yes_no" and self._pending_confirm else _phrases(self.referee)
-        self.recognizer.set_context(ListenContext(expecting=expecting, phrases=phrases))
+        # While confirming, no phrases: the backend takes the inventory's sí/no.
+        phrases = () if self._pending_confirm is not None else _phrases(self.referee)
+        self.recognizer.set_context(ListenContext(expecting=self._expecting(), phrases=phrases))
 
     def _maybe_reask(self, t: float) -> None:
         """A pending question is asked again after `reask_after_s` of silence."""
@@ -261,7 +264,15 @@ def _confirm_question(referee: Any, intent: Any, heard: str) -> str:
         words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
     else:
         words = heard
-    return f"¿Dijiste {words}?"
+    return _prompt(referee, "ask.did_you_say", f"¿Dijiste {words}?", words=words)
+
+
+def _prompt(referee: Any, key: str, default: str, **values: Any) -> str:
+    """The line from prompts/es.toml when it has `key`, else the built-in wording."""
+    prompts = getattr(referee, "prompts", None)
+    if prompts is not None and prompts.has(key):
+        return prompts.say(key, **values)
+    return default
 
 
 def _decide_by_text(utterance: Utterance, referee: Any, expecting: str) -> Heard:
