@@ -367,3 +367,22 @@ def test_play_input_runs_the_whole_front_end(tmp_path, monkeypatch, capsys, json
         assert "Carla*:5" in out.splitlines()[-1]
     log = (tmp_path / "game.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(log) == 3  # header + the two accepted bids
+
+
+@pytest.mark.parametrize(
+    ("current", "adc", "expected_age"),
+    [
+        (100.0, 99.7, 0.3 - 0.1),  # 0.3 s input latency, a 0.1 s block: last sample 0.2 s ago
+        (100.0, 0.0, 0.0),  # no timestamp from the host API: arrival time
+        (100.0, 150.0, 0.0),  # nonsense timestamp: arrival time
+    ],
+)
+def test_microphone_blocks_are_stamped_with_their_capture_time(current, adc, expected_age):
+    from types import SimpleNamespace
+
+    from voice_ref.voice.microphone import capture_end
+
+    before = time.monotonic()
+    stamp = capture_end(SimpleNamespace(currentTime=current, inputBufferAdcTime=adc), 1600, 16000)
+    after = time.monotonic()
+    assert before - expected_age - 1e-6 <= stamp <= after - expected_age + 1e-6

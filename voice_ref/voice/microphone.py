@@ -1,8 +1,8 @@
 """The live microphone as a stream of timestamped float32 mono blocks.
 
 PortAudio calls us on its own thread; blocks go into a queue together with the monotonic
-time they were captured, so the listening loop can drop exactly the audio recorded while
-the referee was speaking, however long recognition takes to get to it.
+time they were captured (`capture_end`), so the listening loop can drop exactly the audio
+recorded while the referee was speaking, however long recognition takes to get to it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,20 @@ NO_MIC_HELP = (
     "or referee a recording with `voice-ref play --input session.wav`. "
     "`voice-ref devices` lists the audio devices."
 )
+
+
+def capture_end(times, frames: int, rate: int) -> float:
+    """Monotonic time at which the block's last sample was captured.
+
+    The callback runs one input latency after the sound was in the air (0.3 s through
+    PulseAudio); PortAudio's ADC timestamp takes that off, so the self-hearing guard does
+    not depend on the latency of the sound system. Without a usable timestamp (some host
+    APIs give 0), the arrival time is the best estimate."""
+    now = time.monotonic()
+    latency = times.currentTime - times.inputBufferAdcTime
+    if times.inputBufferAdcTime <= 0 or not 0.0 <= latency < 2.0:
+        return now
+    return now - latency + frames / rate
 
 
 class Microphone:
@@ -61,10 +75,10 @@ class Microphone:
             device_rate = int(info["default_samplerate"])
         self._device_rate = device_rate
 
-        def callback(indata, _frames, _time, status) -> None:
+        def callback(indata, frames, times, status) -> None:
             if status.input_overflow:
                 self.overflows += 1
-            self._queue.put((time.monotonic(), indata[:, 0].copy()))
+            self._queue.put((capture_end(times, frames, device_rate), indata[:, 0].copy()))
             self.first_block.set()
 
         try:
