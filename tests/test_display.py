@@ -65,6 +65,7 @@ def test_rich_screen_shows_players_turn_bid_minimums_and_heard():
         ({"round": "obligar"}, "ronda obligada"),
         ({"direction": "derecha"}, "a la derecha"),
         ({"winner": "Ana", "awaiting": "game_over"}, "Ganador"),
+        ({"dice_on_table": 1}, "1 dado "),
     ],
 )
 def test_rich_screen_follows_the_state(changes, expected):

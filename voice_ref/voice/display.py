@@ -167,7 +167,8 @@ def render(view: TableView):
         facts.add_row("Mínimo", "  ·  ".join(bid_words(*m) for m in view.minimums))
     facts.add_row("Ronda", f"{ROUND_WORDS.get(state.get('round', 'normal'), state.get('round'))}"
                            f"   {arrow}")
-    facts.add_row("En la mesa", f"{state.get('dice_on_table', '?')} dados")
+    on_table = state.get("dice_on_table", "?")
+    facts.add_row("En la mesa", f"{on_table} {'dado' if on_table == 1 else 'dados'}")
     facts.add_row("Espero", Text(view.waiting_for(), style="bold green"))
     if view.heard is not None:
         conf = f"  ({view.confidence:.0%})" if view.confidence is not None else ""
