@@ -136,11 +136,11 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str]) -> tup
             assert out.queue.empty(), f"a reply nobody asked for: {out.queue.get()}"
             card.play(clip)
             try:
-                reply = out.next(timeout=20)
+                reply = out.next(timeout=10)
             except queue.Empty:  # not understood (table talk to the referee): say it again
                 repeats += 1
                 card.play(clip)
-                reply = out.next(timeout=60)
+                reply = out.next(timeout=15)
             objects.append(json.loads(reply))
             time.sleep(speech_s(objects[-1]["say"]) + 1.0)  # players wait for the referee
         time.sleep(2.0)  # anything the referee might still "hear" of itself would come now
