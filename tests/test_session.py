@@ -280,6 +280,10 @@ def test_play_without_a_microphone_explains_what_to_do(tmp_path):
     env = dict(os.environ)
     env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp()  # no sound server here
     env.pop("PULSE_SERVER", None)
+    devices = subprocess.run([sys.executable, "-m", "voice_ref", "devices"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    if devices.returncode == 0:
+        pytest.skip("this machine has sound hardware even without a sound server")
     run = subprocess.run(
         [sys.executable, "-m", "voice_ref", "play", "--players", "Ana,Beto",
          "--state-dir", str(tmp_path)],
