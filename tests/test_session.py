@@ -24,9 +24,10 @@ import pytest
 
 from voice_ref.config import VoiceSettings, load_config
 from voice_ref.dialogue.text_mode import open_referee
+from voice_ref.language.parser import Parser
 from voice_ref.voice.announcer import Announcer, PrintOutput, Speech
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
-from voice_ref.voice.session import Heard, VoiceSession, _decide_by_text
+from voice_ref.voice.session import Heard, VoiceSession
 
 RATE = 16000
 BLOCK = 320  # 20 ms
@@ -114,6 +115,13 @@ class AirSpeaker:
 
     def stop(self) -> None:
         self._stop.set()
+
+
+def _decide_by_text(utterance: Utterance, referee, expecting: str) -> Heard:
+    """The simplest decision: the parser's reading of the best hypothesis, or nothing."""
+    text = utterance.best.text
+    intent = Parser(list(referee.players)).parse(text).intent
+    return Heard("accept" if intent else "ignore", text, intent, utterance.best.score)
 
 
 def word_timed(seconds_per_word: float):
@@ -390,3 +398,15 @@ def test_microphone_blocks_are_stamped_with_their_capture_time(current, adc, exp
     stamp = capture_end(SimpleNamespace(currentTime=current, inputBufferAdcTime=adc), 1600, 16000)
     after = time.monotonic()
     assert before - expected_age - 1e-6 <= stamp <= after - expected_age + 1e-6
+
+
+def test_screen_minimums_only_while_a_bid_must_be_raised(tmp_path):
+    from voice_ref.voice.session import _minimums
+
+    referee, opening = make_referee(tmp_path)
+    assert _minimums(referee, opening.state) == ()  # nothing to raise yet
+    reply = referee.handle_text("dos quinas")
+    minimums = _minimums(referee, reply.state)
+    assert (2, 6, False) in minimums and (2, 1, False) in minimums  # chile: ⌊2/2⌋+1 aces
+    reply = referee.handle_text("dudo")
+    assert reply.state["awaiting"] == "count" and _minimums(referee, reply.state) == ()

@@ -197,35 +197,23 @@ class VoiceSession:
         from voice_ref.voice.display import TableView
 
         heard, score = self._last_heard or (None, None)
+        state = self.replies[-1].state if self.replies else {}
         self.display.update(TableView(
-            state=self.replies[-1].state if self.replies else {}, said=said, heard=heard,
-            confidence=score, minimums=_minimums(self.referee),
+            state=state, said=said, heard=heard, confidence=score,
+            minimums=_minimums(self.referee, state),
         ))
 
 
 def _phrases(referee: Any) -> tuple[tuple[str, dict], ...]:
     """The inventory phrases allowed now, as the recognizer's context wants them."""
-    allowed = getattr(referee, "allowed_phrases", None)
-    if allowed is None:
-        return ()
-    out = []
-    for phrase in allowed():
-        if isinstance(phrase, tuple):
-            text, intent = phrase
-        else:
-            text, intent = phrase.text, phrase.intent
-        out.append((text, intent.to_json() if hasattr(intent, "to_json") else dict(intent)))
-    return tuple(out)
+    return tuple((p.text, p.intent.to_json()) for p in referee.allowed_phrases())
 
 
-def _minimums(referee: Any) -> tuple[tuple[int, int, bool], ...]:
-    game = getattr(referee, "game", None)
-    if game is None or getattr(game, "bid", None) is None:
+def _minimums(referee: Any, state: dict) -> tuple[tuple[int, int, bool], ...]:
+    """The lowest legal raises, while a player has to bid over a standing bid."""
+    if state.get("awaiting") != "bid" or not state.get("bid"):
         return ()
-    try:
-        return tuple((b.quantity, int(b.face), b.clean) for b in game.minimum_bids())
-    except Exception:  # a finished game or a pending question has no minimums
-        return ()
+    return tuple((b.quantity, int(b.face), b.clean) for b in referee.game.minimum_bids())
 
 
 # -- deciding what an utterance means ----------------------------------------------------------
@@ -273,18 +261,6 @@ def _prompt(referee: Any, key: str, default: str, **values: Any) -> str:
     if prompts is not None and prompts.has(key):
         return prompts.say(key, **values)
     return default
-
-
-def _decide_by_text(utterance: Utterance, referee: Any, expecting: str) -> Heard:
-    best = utterance.best
-    if best is None or not best.text.strip():
-        return Heard("ignore", "")
-    from voice_ref.language.parser import Parser
-
-    result = Parser(list(referee.players)).parse(best.text)
-    if result.intent is None:
-        return Heard("ignore", best.text, None, best.score)
-    return Heard("accept", best.text, result.intent, best.score)
 
 
 # -- push-to-talk -------------------------------------------------------------------------------
