@@ -161,6 +161,9 @@ def run(
             and got.get("type") != "none",
             "heard": [u.best.text if u.best else "" for u in out["utterances"]],
             "free": [u.free_text for u in out["utterances"]],
+            "hypotheses": [
+                [(h.text, h.score) for h in u.hypotheses[:5]] for u in out["utterances"]
+            ],
             "latency_ms": latency,
             "busy_s": out["busy_s"],
             "audio_s": out["audio_s"],

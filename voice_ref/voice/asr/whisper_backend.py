@@ -40,7 +40,9 @@ SAMPLE_RATE = 16000
 BEAM = 8  # word prefixes scored exactly per decoder call
 MAX_WORDS = 8  # longest phrase, in words
 MAX_FREE_TOKENS = 24
-GARBAGE_PENALTY = 0.0  # nats subtracted from the free transcript's score (see BENCHMARKS.md)
+PROMPT_PHRASES = 8
+BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
+GARBAGE_PENALTY = 6.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
 
 
 class StreamingVad:
@@ -183,6 +185,7 @@ class WhisperRecognizer:
         sample_rate: int = SAMPLE_RATE,
         beam: int = BEAM,
         garbage_penalty: float = GARBAGE_PENALTY,
+        use_prompt: bool = False,
     ) -> None:
         if sample_rate != SAMPLE_RATE:
             raise ValueError("the Whisper recognizer works at 16000 Hz")
@@ -200,8 +203,11 @@ class WhisperRecognizer:
         self.dialect = dialect
         self.beam = beam
         self.garbage_penalty = garbage_penalty
+        self.use_prompt = use_prompt
+        self._prompt: list[int] = []
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
         self._vocab = 51865 if self._whisper.is_multilingual else 51864
+        self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
         self._vad = StreamingVad()
         self._candidates: list[Candidate] = []
         self._word_cache: dict[str, list[int]] = {}
@@ -227,6 +233,8 @@ class WhisperRecognizer:
             if (variant := _digit_variant(c.text, c.intent)) is not None
         ]
         self._trie = _build_trie(self._candidates)
+        prompt = _prompt_text(self._candidates) if self.use_prompt else ""
+        self._prompt = [self._tok.sot_prev, *self._tok.encode(" " + prompt)] if prompt else []
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         return [self._decode(seg) for seg in self._vad.feed(samples)]
@@ -284,15 +292,16 @@ class WhisperRecognizer:
         )
 
     def _start(self) -> list[int]:
-        return [*self._tok.sot_sequence, self._tok.no_timestamps]
+        return [*self._prompt, *self._tok.sot_sequence, self._tok.no_timestamps]
 
     def _free_transcript(self, encoded) -> tuple[list[int], np.ndarray]:  # noqa: ANN001
         """Greedy transcript, and the log-distribution of the first token (free for the search)."""
+        start = self._start()
         result = self._whisper.generate(
             encoded,
-            [self._start()],
+            [start],
             beam_size=1,
-            max_length=MAX_FREE_TOKENS,
+            max_length=len(start) + MAX_FREE_TOKENS,
             return_logits_vocab=True,
             suppress_blank=True,
         )[0]
@@ -347,20 +356,24 @@ class WhisperRecognizer:
         and, for complete phrases, the probability of ending there.
         The free transcript rides along in the first call as the garbage model.
         """
-        eot = self._tok.eot
         done: list[tuple[Candidate, float]] = []
         frontier: list[tuple[list[int], float, _Node, np.ndarray]] = [
             ([], 0.0, self._trie, first_row)
         ]
         calls = 0
+        best = -np.inf
         for _ in range(MAX_WORDS):
             options = []
             for tokens, lp, node, row in frontier:
                 for cand in node.phrases:
-                    done.append((cand, lp + float(row[eot])))
+                    done.append((cand, lp + self._end(row)))
+                    best = max(best, done[-1][1])
                 for word, child in node.children.items():
                     wt = self._word_tokens(word)
                     options.append((lp + float(row[wt[0]]), tokens + wt, child))
+            # Log-probabilities only fall as tokens are added, so an option's estimate
+            # bounds every phrase below it: drop those that cannot come near the best.
+            options = [o for o in options if o[0] > best - BOUND_MARGIN]
             if not options:
                 break
             options.sort(key=lambda o: -o[0])
@@ -372,19 +385,19 @@ class WhisperRecognizer:
             calls += 1
             if free_tokens is not None:
                 free_lp, free_row = probed.pop()
-                done.append(
-                    (
-                        Candidate(self._tok.decode(free_tokens).strip(), None),
-                        free_lp + float(free_row[eot]) - self.garbage_penalty,
-                    )
-                )
+                free = Candidate(self._tok.decode(free_tokens).strip(), None)
+                done.append((free, free_lp + self._end(free_row) - self.garbage_penalty))
                 free_tokens = None
             frontier = [(o[1], lp, o[2], row) for o, (lp, row) in zip(options, probed, strict=True)]
         for _tokens, lp, node, row in frontier:
             for cand in node.phrases:
-                done.append((cand, lp + float(row[eot])))
+                done.append((cand, lp + self._end(row)))
         done.sort(key=lambda d: -d[1])
         return done, calls
+
+    def _end(self, row: np.ndarray) -> float:
+        """log P(the text ends here): end of text, or a final . ? ! (Whisper's habit)."""
+        return float(np.logaddexp.reduce(row[self._end_tokens]))
 
     def _word_tokens(self, word: str) -> list[int]:
         tokens = self._word_cache.get(word)
@@ -400,10 +413,12 @@ class _Node:
 
 
 def _build_trie(cands: list[Candidate]) -> _Node:
+    """Words as Whisper writes them: the first one capitalized ("Cuatro cuadras")."""
     root = _Node()
     for c in cands:
         node = root
-        for word in c.text.split():
+        words = c.text.split()
+        for word in [words[0][:1].upper() + words[0][1:], *words[1:]] if words else []:
             node = node.children.setdefault(word, _Node())
         node.phrases.append(c)
     return root
@@ -440,16 +455,25 @@ def _digit_variant(text: str, intent: Intent | None) -> str | None:
     return None
 
 
-def _prompt_examples(cands: list[Candidate]) -> list[str]:
-    """A short, varied sample of the allowed phrases, to bias the free transcript."""
-    seen_types: dict[str, int] = {}
-    out = []
-    for c in cands:
-        kind = c.intent.type if c.intent else "?"
-        if seen_types.get(kind, 0) < (6 if kind == "bid" else 3):
-            seen_types[kind] = seen_types.get(kind, 0) + 1
-            out.append(c.text)
-    return out
+def _prompt_text(cands: list[Candidate], n: int = PROMPT_PHRASES) -> str:
+    """A few allowed phrases spread over the list, written as previous speech.
+
+    Whisper conditions on "previous text": game phrases there make game words
+    likelier for both the candidates and the free transcript.
+    """
+    plain = [c for c in cands if c.text and not c.text[0].isdigit() and "," not in c.text]
+    if not plain:
+        return ""
+    firsts: dict[str, str] = {}  # one phrase of every intent type first...
+    for c in plain:
+        firsts.setdefault(c.intent.type if c.intent else "", c.text)
+    picked = dict.fromkeys(list(firsts.values())[: n // 2])
+    step = max(1, len(plain) // n)  # ...then phrases spread over the whole list
+    for i in range(0, len(plain), step):
+        if len(picked) >= n:
+            break
+        picked.setdefault(plain[i].text)
+    return " ".join(t[:1].upper() + t[1:] + "." for t in picked)
 
 
 def _posteriors(scored: list[tuple[Candidate, float]]) -> list[Hypothesis]:

