@@ -53,19 +53,14 @@ class FakeSpeaker:
     """Plays for `speech.duration_s` real seconds unless stopped; records what happened."""
 
     def __init__(self) -> None:
-        self._stop = threading.Event()
         self.events: list[tuple[str, str]] = []
 
-    def play(self, speech: Speech, on_start=lambda: None) -> bool:
-        self._stop.clear()
+    def play(self, speech: Speech, stop: threading.Event, on_start=lambda: None) -> bool:
         on_start()
         self.events.append(("start", speech.text))
-        finished = not self._stop.wait(speech.duration_s)
+        finished = not stop.wait(speech.duration_s)
         self.events.append(("end" if finished else "cut", speech.text))
         return finished
-
-    def stop(self) -> None:
-        self._stop.set()
 
 
 def fixed_length(seconds: float):
@@ -98,6 +93,24 @@ def test_urgent_announcement_cuts_the_current_one_and_drops_the_queue():
     ann.close()
 
 
+def test_urgent_announcement_cancels_one_still_being_rendered():
+    rendering = threading.Event()
+
+    def slow_render(text: str) -> Speech:
+        rendering.set()
+        time.sleep(0.3)
+        return fixed_length(0.5)(text)
+
+    speaker = FakeSpeaker()
+    ann = Announcer(SETTINGS, speaker, holdoff_s=0.0, render=slow_render)
+    ann.say("viejo")
+    assert rendering.wait(5)
+    ann.say("urgente", urgent=True)
+    assert ann.wait_idle(timeout=10)
+    assert ann.spoken_texts == ["urgente"]
+    ann.close()
+
+
 def test_deaf_while_speaking_and_for_the_holdoff_after():
     speaker = FakeSpeaker()
     ann = Announcer(SETTINGS, speaker, holdoff_s=0.3, render=fixed_length(0.2))
@@ -126,7 +139,7 @@ def test_silent_mode_prints_instead_of_speaking():
 
 def test_a_failing_speaker_does_not_stop_the_announcer(capsys):
     class Broken(FakeSpeaker):
-        def play(self, speech, on_start=lambda: None):
+        def play(self, speech, stop, on_start=lambda: None):
             raise OSError("no device")
 
     ann = Announcer(SETTINGS, Broken(), holdoff_s=0.0, render=fixed_length(0.01))

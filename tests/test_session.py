@@ -103,18 +103,13 @@ class AirSpeaker:
 
     def __init__(self, air: Air) -> None:
         self.air = air
-        self._stop = threading.Event()
 
-    def play(self, speech: Speech, on_start=lambda: None) -> bool:
-        self._stop.clear()
+    def play(self, speech: Speech, stop: threading.Event, on_start=lambda: None) -> bool:
         on_start()
         self.air.referee_text = speech.text
-        finished = not self._stop.wait(speech.duration_s)
+        finished = not stop.wait(speech.duration_s)
         self.air.referee_text = None
         return finished
-
-    def stop(self) -> None:
-        self._stop.set()
 
 
 def _decide_by_text(utterance: Utterance, referee, expecting: str) -> Heard:

@@ -109,14 +109,15 @@ def _wav_rate(path: Path) -> int:
 
 
 class SoundOutput:
-    """Plays samples on one output device and can be stopped mid-sentence."""
+    """Plays samples on one output device; setting `stop` cuts it off mid-sentence."""
 
     def __init__(self, device: str | int = "") -> None:
         self.device = device if device != "" else None
-        self._stop = threading.Event()
 
-    def play(self, speech: Speech, on_start: Callable[[], None] = lambda: None) -> bool:
-        """Play to the end (True) or until `stop()` is called (False). Blocks."""
+    def play(
+        self, speech: Speech, stop: threading.Event, on_start: Callable[[], None] = lambda: None
+    ) -> bool:
+        """Play to the end (True) or until `stop` is set (False). Blocks."""
         import sounddevice as sd
         import soxr
 
@@ -128,7 +129,6 @@ class SoundOutput:
             device_rate = int(sd.query_devices(self.device, "output")["default_samplerate"])
             samples = soxr.resample(samples, rate, device_rate).astype(np.float32)
             rate = device_rate
-        self._stop.clear()
         done = threading.Event()
         position = 0
 
@@ -138,7 +138,7 @@ class SoundOutput:
             outdata[: len(chunk), 0] = chunk
             outdata[len(chunk) :, 0] = 0.0
             position += len(chunk)
-            if self._stop.is_set() or position >= len(samples):
+            if stop.is_set() or position >= len(samples):
                 raise sd.CallbackStop
 
         with sd.OutputStream(
@@ -148,10 +148,7 @@ class SoundOutput:
             on_start()
             while not done.wait(0.05):
                 pass
-        return not self._stop.is_set()
-
-    def stop(self) -> None:
-        self._stop.set()
+        return not stop.is_set()
 
 
 class PrintOutput:
@@ -160,13 +157,12 @@ class PrintOutput:
     def __init__(self, echo: Callable[[str], None] | None = None) -> None:
         self.echo = echo or (lambda text: print(f"Árbitro: {text}", flush=True))
 
-    def play(self, speech: Speech, on_start: Callable[[], None] = lambda: None) -> bool:
+    def play(
+        self, speech: Speech, stop: threading.Event, on_start: Callable[[], None] = lambda: None
+    ) -> bool:
         on_start()
         self.echo(speech.text)
         return True
-
-    def stop(self) -> None:
-        pass
 
 
 class Announcer:
@@ -193,8 +189,10 @@ class Announcer:
             if self._silent
             else Synthesizer(settings).render
         )
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, int] | None] = queue.Queue()
         self._lock = threading.Lock()
+        self._epoch = 0  # bumped by every urgent line: older lines are not said any more
+        self._stop_current = threading.Event()
         self._pending = 0  # queued or being spoken
         self._busy_since: float | None = None  # start of the current deaf period
         self._spoken: deque[tuple[float, float]] = deque(maxlen=64)  # (start, end) monotonic
@@ -212,12 +210,13 @@ class Announcer:
         with self._lock:
             if urgent:
                 self._drop_queued()
-                self.output.stop()
+                self._epoch += 1
+                self._stop_current.set()
             self._pending += 1
             if self._busy_since is None:
                 self._busy_since = time.monotonic()
             self._idle.clear()
-        self._queue.put(text)
+            self._queue.put((text, self._epoch))
 
     def _drop_queued(self) -> None:
         while True:
@@ -251,18 +250,26 @@ class Announcer:
     def close(self) -> None:
         with self._lock:
             self._drop_queued()
-        self.output.stop()
+            self._epoch += 1
+            self._stop_current.set()
         self._queue.put(None)
         self._thread.join(timeout=5)
 
     def _run(self) -> None:
         while True:
-            text = self._queue.get()
-            if text is None:
+            item = self._queue.get()
+            if item is None:
                 return
+            text, epoch = item
             try:
+                with self._lock:
+                    stop = self._stop_current = threading.Event()
+                    if epoch != self._epoch:  # an urgent line came while this one was taken
+                        stop.set()
                 speech = self._render(text)
-                self.output.play(speech, on_start=lambda t=text: self.spoken_texts.append(t))
+                if not stop.is_set():
+                    self.output.play(speech, stop,
+                                     on_start=lambda t=text: self.spoken_texts.append(t))
             except Exception as exc:  # a broken speaker must not stop the game
                 self.errors.append(f"{type(exc).__name__}: {exc}")
                 print(f"voice-ref: could not speak ({exc}); the text was: {text}",
@@ -309,7 +316,7 @@ def main_say(args: argparse.Namespace) -> int:
               f"{settings.rate} words/min")
         return 0
     try:
-        SoundOutput(config.audio.output_device).play(speech)
+        SoundOutput(config.audio.output_device).play(speech, threading.Event())
     except Exception as exc:  # explain any audio failure in plain words
         print(
             f"voice-ref say: no loudspeaker available ({exc}). "
