@@ -130,7 +130,7 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str]) -> tup
         objects.append(json.loads(out.next(timeout=120)))  # the opening (model loaded)
         err.wait_for(LISTENING_MARKER, timeout=30)  # the first microphone block has arrived
         time.sleep(speech_s(objects[0]["say"]) + 1.0)
-        for clip in clips:
+        for clip, (_who, text) in zip(clips, SHORT_GAME, strict=True):
             # Nobody has spoken since the last reply: any new object came from the referee's
             # own voice (or a line spoken twice).
             assert out.queue.empty(), f"a reply nobody asked for: {out.queue.get()}"
@@ -140,7 +140,11 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str]) -> tup
             except queue.Empty:  # not understood (table talk to the referee): say it again
                 repeats += 1
                 card.play(clip)
-                reply = out.next(timeout=15)
+                try:
+                    reply = out.next(timeout=15)
+                except queue.Empty:
+                    pytest.fail(f"no reply to {text!r}, said twice; heard so far: "
+                                f"{[o['heard'] for o in objects]}; stderr: {''.join(err.all)}")
             objects.append(json.loads(reply))
             time.sleep(speech_s(objects[-1]["say"]) + 1.0)  # players wait for the referee
         time.sleep(2.0)  # anything the referee might still "hear" of itself would come now
