@@ -29,7 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from voice_ref.config import VoiceSettings, load_config
-from voice_ref.voice.audio_in import read_wav, write_wav
+from voice_ref.voice.audio_in import device_or_default, read_wav, write_wav
+
+SPEECH_RATE = 22050  # espeak-ng's own sample rate: its WAVs are read without resampling
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,7 @@ class Synthesizer:
                     self._use_cli = True
             if self._use_cli:
                 self._render_cli(text, path)
-            rate = _wav_rate(path)
-            return Speech(text, read_wav(path, sample_rate=rate), rate)
+            return Speech(text, read_wav(path, sample_rate=SPEECH_RATE), SPEECH_RATE)
 
     def _render_pyttsx3(self, text: str, path: Path) -> None:
         if self._engine is None:
@@ -101,18 +102,11 @@ class Synthesizer:
         )
 
 
-def _wav_rate(path: Path) -> int:
-    import wave
-
-    with wave.open(str(path), "rb") as wav:
-        return wav.getframerate()
-
-
 class SoundOutput:
     """Plays samples on one output device; setting `stop` cuts it off mid-sentence."""
 
     def __init__(self, device: str | int = "") -> None:
-        self.device = device if device != "" else None
+        self.device = device_or_default(device)
 
     def play(
         self, speech: Speech, stop: threading.Event, on_start: Callable[[], None] = lambda: None

@@ -55,6 +55,11 @@ def write_wav(path: Path | str, samples: np.ndarray, sample_rate: int) -> None:
         wav.writeframes(pcm.tobytes())
 
 
+def device_or_default(setting: str | int) -> str | int | None:
+    """A config.toml device setting for sounddevice: "" means the system default (None)."""
+    return None if setting == "" else setting
+
+
 def describe_devices() -> list[str]:
     """One line per audio device, marking the defaults, for `voice-ref devices`."""
     import sounddevice as sd

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from voice_ref.voice.audio_in import device_or_default
+
 
 class MicrophoneUnavailable(RuntimeError):
     """No usable input device; the message says what is missing in plain words."""
@@ -46,7 +48,7 @@ class Microphone:
     def __init__(
         self, device: str | int = "", sample_rate: int = 16000, block_s: float = 0.1
     ) -> None:
-        self.device = device if device != "" else None
+        self.device = device_or_default(device)
         self.sample_rate = sample_rate
         self.block_s = block_s
         self.first_block = threading.Event()  # set when the first callback has arrived
