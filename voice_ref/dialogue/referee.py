@@ -214,6 +214,19 @@ class Referee:
             )
         return self._inventory.phrases(self.expecting)
 
+    def is_legal(self, intent: Intent) -> bool:
+        """Whether the game would accept this intent now (the voice layer asks before acting,
+        to confirm a misheard bid instead of rejecting it)."""
+        if intent.type in ("query", "repeat", "undo", "new_game"):
+            return True
+        rolling = self._talk.rolling and self.game.awaiting is Awaiting.STARTER
+        if self._talk.confirm_new_game or rolling:
+            return intent.type in ("yes", "no", "number", "bid", "none", "starter")
+        move = self._to_move(intent)
+        if isinstance(move, str) or self._gate(move):
+            return False
+        return self.game.is_legal(move)
+
     def state(self) -> dict[str, Any]:
         return state_json(self.game, turn=self._roller())
 
