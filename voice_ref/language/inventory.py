@@ -132,15 +132,16 @@ class PhraseInventory:
     def _count(self, canonical: bool) -> Iterator[Phrase]:
         for n in range(self.max_quantity + 1):
             intent = NumberIntent(value=n)
-            texts = {number_to_words(n, apocope=False)}
+            # Counts answer "¿cuántas quinas?" as often as "¿cuántos trenes?": both genders
+            # are canonical ("uno" / "una", "veintiuno" / "veintiuna").
+            texts = {number_to_words(n, apocope=False), number_to_words(n, feminine=True)}
             if not canonical:
-                texts.add(number_to_words(n, feminine=True))
                 texts |= {f"{filler} {t}" for filler in NUMBER_FILLERS for t in list(texts)}
             for text in sorted(texts):
                 yield Phrase(text, intent)
-        if not canonical:
-            for text in ("ninguno", "ninguna", *ZERO_PHRASES):
-                yield Phrase(text, NumberIntent(value=0))
+        zeros = ("ninguno", "ninguna") if canonical else ("ninguno", "ninguna", *ZERO_PHRASES)
+        for text in zeros:
+            yield Phrase(text, NumberIntent(value=0))
 
     def _yes_no(self, canonical: bool) -> Iterator[Phrase]:
         yield from self._command("yes", canonical)
