@@ -146,7 +146,7 @@ class VoiceSession:
         if kind == "yes":
             self._respond(self.referee.handle_intent(intent, heard=heard.text))
         elif kind == "no":
-            self._ask(_prompt(self.referee, "ask.say_again", "Bueno, repitan por favor."))
+            self._ask(self.referee.prompts.say("ask.say_again"))
         else:
             self._pending_confirm = intent  # not an answer: the question stands
             if heard.action != "ignore":
@@ -230,7 +230,7 @@ def make_decider(config: Config) -> Decider:
         players = tuple(referee.players)
         parser = parsers.setdefault(players, Parser(players))
         verdict = decision.decide(
-            utterance, parser, _legality(referee),
+            utterance, parser, referee.is_legal,
             accept_score=config.asr.accept_score, confirm_margin=config.asr.confirm_margin,
         )
         text = verdict.heard or (utterance.best.text if utterance.best else "")
@@ -241,26 +241,12 @@ def make_decider(config: Config) -> Decider:
     return decide
 
 
-def _legality(referee: Any) -> Callable[[Any], bool]:
-    """The referee's legality check when it offers one; else everything counts as legal (no
-    confirmations: an illegal bid is then explained by the referee)."""
-    return getattr(referee, "is_legal", None) or (lambda _intent: True)
-
-
 def _confirm_question(referee: Any, intent: Any, heard: str) -> str:
-    if getattr(intent, "type", None) == "bid" and hasattr(referee, "speaker"):
+    if getattr(intent, "type", None) == "bid":
         words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
     else:
         words = heard
-    return _prompt(referee, "ask.did_you_say", f"¿Dijiste {words}?", words=words)
-
-
-def _prompt(referee: Any, key: str, default: str, **values: Any) -> str:
-    """The line from prompts/es.toml when it has `key`, else the built-in wording."""
-    prompts = getattr(referee, "prompts", None)
-    if prompts is not None and prompts.has(key):
-        return prompts.say(key, **values)
-    return default
+    return referee.prompts.say("ask.did_you_say", words=words)
 
 
 # -- push-to-talk -------------------------------------------------------------------------------
