@@ -63,6 +63,8 @@ def test_summary_groups_and_rates() -> None:
     assert s["clips"] == 4
     assert s["accuracy"] == 0.5
     assert s["accuracy_by_snr"] == {"12": 1.0, "6": 0.0, "clean": 1.0}
+    noise_only = summarize([_row({"type": "none"}, None, "pink_noise", None, 1)], {})
+    assert noise_only["accuracy_by_snr"] == {"noise only": 1.0}
     assert s["accuracy_by_noise"]["pink_noise"] == 0.0
     assert s["accuracy_by_type"] == {"bid": 0.5, "none": 0.5}
     assert s["false_action_rate"] == 0.5

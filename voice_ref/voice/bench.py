@@ -98,7 +98,8 @@ def summarize(rows: list[dict], meta: dict) -> dict:
     }
     for r in rows:
         groups["noise"][r["noise"] or "clean"].append(r)
-        groups["snr"]["clean" if r["snr"] is None else str(r["snr"])].append(r)
+        snr = "clean" if r["noise"] is None else "noise only" if r["snr"] is None else r["snr"]
+        groups["snr"][str(snr)].append(r)
         groups["type"][r["expected"]["type"]].append(r)
     none_rows = [r for r in rows if r["expected"]["type"] == "none"]
     lat = [r["latency_ms"] for r in rows if r["latency_ms"] is not None]
