@@ -46,3 +46,20 @@ def test_whisper_backend_without_model_explains(tmp_path: Path) -> None:
     config = config_from_dict({"asr": {"whisper_model": "none-w"}}, base_dir=tmp_path)
     with pytest.raises(RecognizerUnavailable, match="models install whisper-base"):
         make_recognizer(config, backend="whisper")
+
+
+def test_auto_prefers_vosk_when_its_model_folder_exists(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    import voice_ref.voice.asr.vosk_backend as vosk_backend
+
+    class FakeVosk:
+        def __init__(self, path: str, **kwargs) -> None:  # noqa: ANN003
+            self.path, self.kwargs = path, kwargs
+
+    monkeypatch.setattr(vosk_backend, "VoskRecognizer", FakeVosk)
+    (tmp_path / "vosk").mkdir()
+    config = config_from_dict({"asr": {"vosk_model": "vosk", "whisper_model": "none-w"}},
+                              base_dir=tmp_path)
+    recognizer = make_recognizer(config, players=["Ana", "Beto"])
+    assert isinstance(recognizer, FakeVosk)
+    assert recognizer.path == str(tmp_path / "vosk")
+    assert recognizer.kwargs["players"] == ("Ana", "Beto")

@@ -65,7 +65,13 @@ def make_recognizer(
             raise RecognizerUnavailable(f"No Vosk model in {vosk_path}. Run: {VOSK_FIX}")
         from voice_ref.voice.asr.vosk_backend import VoskRecognizer
 
-        return VoskRecognizer(str(vosk_path), sample_rate=16000)
+        return VoskRecognizer(
+            str(vosk_path),
+            sample_rate=16000,
+            threads=config.asr.threads,
+            players=players,
+            dialect=config.dialect,
+        )
     if backend == "whisper":
         if importlib.util.find_spec("faster_whisper") is None:
             raise RecognizerUnavailable(f"faster-whisper is not installed. Run: {WHISPER_FIX}")
