@@ -14,7 +14,10 @@ fits the audio. So, per utterance:
    (`ListenContext.phrases`, from the phrase inventory, plus digit spellings:
    Whisper writes "14 dones") scores prefixes with the decoder, one batched call
    per word level. A complete phrase scores log P(text, end-of-text | audio).
-5. A softmax over the complete phrases and the free transcript gives each
+5. The best complete phrases get their exact end probability (a final "." only
+   ends a phrase if end-of-text follows it: "Camila. Ocho tontos."), and every
+   phrase a duration score: its syllables must fit the speech the VAD measured.
+6. A softmax over the complete phrases and the free transcript gives each
    hypothesis' share. Table talk leaves the mass on the free transcript, which the
    parser reads as no game action.
 """
@@ -22,6 +25,7 @@ fits the audio. So, per utterance:
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from voice_ref.language.intents import Intent, intent_from_json
-from voice_ref.language.text import tokenize
+from voice_ref.language.text import fold, tokenize
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 
 log = logging.getLogger(__name__)
@@ -41,8 +45,12 @@ BEAM = 8  # word prefixes scored exactly per decoder call
 MAX_WORDS = 8  # longest phrase, in words
 MAX_FREE_TOKENS = 24
 PROMPT_PHRASES = 8
+SYLLABLES_PER_S = 5.5
+ONSET_S = 0.15  # VAD hangover and word onset: a lone "sí" still lasts ~0.3 s
+DURATION_SIGMA = 0.35
+END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder call)
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
-GARBAGE_PENALTY = 6.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
+GARBAGE_PENALTY = 10.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
 
 
 class StreamingVad:
@@ -153,6 +161,7 @@ class StreamingVad:
 class Candidate:
     text: str
     intent: Intent | None  # None for the free transcript (garbage model)
+    syllables: int = 0  # of the spoken words (digit spellings keep their phrase's count)
 
 
 @lru_cache(maxsize=2)
@@ -225,14 +234,16 @@ class WhisperRecognizer:
                 (p.text, p.intent.to_json()) for p in inventory.phrases(context.expecting)
             )
         self.context = context
-        self._candidates = [Candidate(text, intent_from_json(obj)) for text, obj in phrases]
+        self._candidates = [
+            Candidate(text, intent_from_json(obj), syllables(text)) for text, obj in phrases
+        ]
         # Whisper writes most numbers as digits ("14 dones"): score that spelling too.
         self._candidates += [
-            Candidate(variant, c.intent)
+            Candidate(variant, c.intent, c.syllables)
             for c in self._candidates
             if (variant := _digit_variant(c.text, c.intent)) is not None
         ]
-        self._trie = _build_trie(self._candidates)
+        self._trie = _build_trie(self._candidates, self.players)
         prompt = _prompt_text(self._candidates) if self.use_prompt else ""
         self._prompt = [self._tok.sot_prev, *self._tok.encode(" " + prompt)] if prompt else []
 
@@ -265,6 +276,11 @@ class WhisperRecognizer:
         free_tokens, first_row = self._free_transcript(encoded)
         free = self._tok.decode(free_tokens).strip()
         scored, calls = self._search(encoded, first_row, free_tokens if free else None)
+        speech_s = end_s - start_s if end_s > start_s else len(audio) / SAMPLE_RATE - 0.4
+        scored = sorted(
+            ((c, lp + duration_logp(c.syllables, speech_s)) for c, lp in scored),
+            key=lambda d: -d[1],
+        )
         hyps = _posteriors(scored)
         extra = {
             "decoder_calls": calls,
@@ -357,6 +373,9 @@ class WhisperRecognizer:
         The free transcript rides along in the first call as the garbage model.
         """
         done: list[tuple[Candidate, float]] = []
+        ends: dict[
+            int, tuple[float, list[int], np.ndarray]
+        ] = {}  # index in done -> lp, tokens, row
         frontier: list[tuple[list[int], float, _Node, np.ndarray]] = [
             ([], 0.0, self._trie, first_row)
         ]
@@ -366,6 +385,7 @@ class WhisperRecognizer:
             options = []
             for tokens, lp, node, row in frontier:
                 for cand in node.phrases:
+                    ends[len(done)] = (lp, tokens, row)
                     done.append((cand, lp + self._end(row)))
                     best = max(best, done[-1][1])
                 for word, child in node.children.items():
@@ -386,14 +406,45 @@ class WhisperRecognizer:
             if free_tokens is not None:
                 free_lp, free_row = probed.pop()
                 free = Candidate(self._tok.decode(free_tokens).strip(), None)
-                done.append((free, free_lp + self._end(free_row) - self.garbage_penalty))
+                # The free transcript carries its own punctuation: it ends on end-of-text.
+                done.append((free, free_lp + float(free_row[self._tok.eot]) - self.garbage_penalty))
                 free_tokens = None
             frontier = [(o[1], lp, o[2], row) for o, (lp, row) in zip(options, probed, strict=True)]
-        for _tokens, lp, node, row in frontier:
+        for tokens, lp, node, row in frontier:
             for cand in node.phrases:
+                ends[len(done)] = (lp, tokens, row)
                 done.append((cand, lp + self._end(row)))
+        calls += self._check_ends(encoded, done, ends)
         done.sort(key=lambda d: -d[1])
         return done, calls
+
+    def _check_ends(self, encoded, done: list, ends: dict) -> int:  # noqa: ANN001
+        """Replace the optimistic end estimate by the exact one for the best phrases.
+
+        After "Camila" Whisper may well write "." and then go on ("Camila. Ocho
+        tontos."), so a final period only ends the phrase if end-of-text follows it.
+        The best `END_CHECKS` phrases get P(end-of-text) + P(punct) x P(end-of-text |
+        punct) from one more decoder call; the others keep P(end-of-text) alone (a
+        lower bound), so no unchecked phrase can overtake a checked one unfairly.
+        """
+        eot = self._tok.eot
+        order = sorted(ends, key=lambda i: -done[i][1])[:END_CHECKS]
+        for i, (lp, _tokens, row) in ends.items():
+            if i not in order:
+                done[i] = (done[i][0], lp + float(row[eot]))
+        if not order:
+            return 0
+        puncts = [
+            self._end_tokens[1 + int(np.argmax(ends[i][2][self._end_tokens[1:]]))] for i in order
+        ]
+        probed = self._probe(
+            encoded, [ends[i][1] + [p] for i, p in zip(order, puncts, strict=True)]
+        )
+        for i, p, (_total, after) in zip(order, puncts, probed, strict=True):
+            lp, _tokens, row = ends[i]
+            end = np.logaddexp(row[eot], row[p] + after[eot])
+            done[i] = (done[i][0], lp + float(end))
+        return 1
 
     def _end(self, row: np.ndarray) -> float:
         """log P(the text ends here): end of text, or a final . ? ! (Whisper's habit)."""
@@ -412,13 +463,20 @@ class _Node:
     phrases: list[Candidate] = field(default_factory=list)
 
 
-def _build_trie(cands: list[Candidate]) -> _Node:
-    """Words as Whisper writes them: the first one capitalized ("Cuatro cuadras")."""
+def _build_trie(cands: list[Candidate], players: Sequence[str] = ()) -> _Node:
+    """Words as Whisper writes them: the first one capitalized ("Cuatro cuadras"), and a
+    comma after a name that opens a longer phrase ("Ana, cinco quinas")."""
+    names = {p.casefold() for p in players}
     root = _Node()
     for c in cands:
-        node = root
         words = c.text.split()
-        for word in [words[0][:1].upper() + words[0][1:], *words[1:]] if words else []:
+        if not words:
+            continue
+        words[0] = words[0][:1].upper() + words[0][1:]
+        if len(words) > 1 and words[0].casefold() in names:
+            words[0] += ","
+        node = root
+        for word in words:
             node = node.children.setdefault(word, _Node())
         node.phrases.append(c)
     return root
@@ -429,6 +487,24 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
     return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
 
 
+def syllables(text: str) -> int:
+    """Spanish syllables, roughly: groups of vowels ("cua-tro cua-dras" -> 4)."""
+    return len(re.findall(r"[aeiouáéíóúü]+", fold(text))) or 1
+
+
+def duration_logp(n_syllables: int, speech_s: float) -> float:
+    """Log-normal duration model: does a phrase of n syllables fit `speech_s` of speech?
+
+    Whisper's decoder barely notices audio left unexplained ("Camila" for "Camila,
+    ocho tontos"). Speaking rate: 140-185 words/min x ~2 syllables/word = 4.7-6.2
+    syllables/s (`SYLLABLES_PER_S`), plus `ONSET_S`; `DURATION_SIGMA` allows about
+    ±40% around it.
+    The free transcript (n = 0) is not judged.
+    """
+    if n_syllables <= 0 or speech_s <= 0:
+        return 0.0
+    ratio = speech_s / (ONSET_S + n_syllables / SYLLABLES_PER_S)
+    return -(np.log(ratio) ** 2) / (2 * DURATION_SIGMA**2)
 
 
 def _cut_loop(tokens: list[int]) -> list[int]:

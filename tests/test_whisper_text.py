@@ -1,0 +1,78 @@
+"""Pure helpers of the Whisper backend: how phrases are spelled, timed and searched (no model)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from voice_ref.language.intents import BidIntent, NumberIntent, SimpleIntent
+from voice_ref.language.inventory import PhraseInventory
+from voice_ref.voice.asr.whisper_backend import (
+    Candidate,
+    _build_trie,
+    _cut_loop,
+    _digit_variant,
+    duration_logp,
+    syllables,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "variant"),
+    [
+        ("catorce dones", BidIntent(quantity=14, face=2), "14 dones"),
+        ("Ana hay veintiún trenes", BidIntent(quantity=21, face=3), "Ana hay 21 trenes"),
+        ("treinta y dos quinas", BidIntent(quantity=32, face=5), "32 quinas"),
+        ("cero", NumberIntent(value=0), "0"),
+        ("un tren", BidIntent(quantity=1, face=3), None),
+        ("dudo", SimpleIntent(kind="dudo"), None),
+    ],
+)
+def test_digit_spelling(text: str, intent, variant: str | None) -> None:  # noqa: ANN001
+    assert _digit_variant(text, intent) == variant
+
+
+def test_every_inventory_number_gets_its_digits() -> None:
+    inventory = PhraseInventory(["Ana"])
+    for phrase in inventory.phrases("count"):
+        if phrase.intent.value != 1:
+            assert _digit_variant(phrase.text, phrase.intent) == str(phrase.intent.value)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "kept"),
+    [([7, 7, 7, 7], [7]), ([1, 2, 1, 2, 1], [1, 2]), ([1, 2, 3], [1, 2, 3]), ([], [])],
+)
+def test_repetition_loops_are_cut(tokens: list[int], kept: list[int]) -> None:
+    assert _cut_loop(tokens) == kept
+
+
+@pytest.mark.parametrize(("text", "n"), [("cuatro cuadras", 4), ("sí", 1), ("Camila", 3),
+                                          ("veintitrés dones", 5), ("ay", 1)])
+def test_syllables(text: str, n: int) -> None:
+    assert syllables(text) == n
+
+
+@settings(max_examples=50)
+@given(st.integers(1, 20), st.floats(0.2, 6.0))
+def test_duration_score_peaks_at_the_expected_length(n: int, speech_s: float) -> None:
+    best = duration_logp(n, 0.15 + n / 5.5)
+    assert best == pytest.approx(0.0)
+    assert duration_logp(n, speech_s) <= best + 1e-9
+
+
+def test_a_name_alone_fits_a_long_utterance_worse_than_name_and_bid() -> None:
+    speech_s = 1.4  # "Camila, ocho tontos"
+    assert duration_logp(syllables("Camila ocho tontos"), speech_s) > duration_logp(
+        syllables("Camila"), speech_s) + 1.0
+
+
+def test_trie_spells_phrases_as_whisper_writes_them() -> None:
+    cands = [Candidate("Ana cinco quinas", None), Candidate("Ana", None),
+             Candidate("dudo", None)]
+    root = _build_trie(cands, ["Ana"])
+    assert set(root.children) == {"Ana,", "Ana", "Dudo"}
+    assert root.children["Ana"].phrases == [cands[1]]
+    leaf = root.children["Ana,"].children["cinco"].children["quinas"]
+    assert leaf.phrases == [cands[0]]
