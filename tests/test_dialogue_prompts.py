@@ -33,7 +33,7 @@ def test_every_refusal_reason_has_a_line():
 
 def test_templates_only_use_known_placeholders():
     known = {"player", "players", "rules", "bid", "count", "dice", "detail", "question",
-             "minimum", "number", "faces", "passer", "direction", "remain"}
+             "minimum", "number", "faces", "passer", "direction", "remain", "words"}
     for key in PROMPTS.names():
         fields = {f for _, f, _, _ in string.Formatter().parse(PROMPTS.template(key)) if f}
         assert fields <= known, key
