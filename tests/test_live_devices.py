@@ -6,24 +6,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
 import pytest
-from pulse_helpers import SINK, PulseUnavailable, VirtualSoundCard
+from pulse_helpers import SINK
 
 VOICE_REF = [sys.executable, "-m", "voice_ref"]
-
-
-@pytest.fixture(scope="module")
-def card():
-    sound_card = VirtualSoundCard()
-    try:
-        sound_card.start()
-    except PulseUnavailable as exc:
-        pytest.skip(f"PulseAudio cannot start here: {exc}")
-    yield sound_card
-    sound_card.stop()
 
 
 def no_sound_server_env() -> dict[str, str]:
@@ -50,14 +40,26 @@ def test_say_is_heard_on_the_table(card):
          "--channels=1"],
         env=card.env(), stdout=subprocess.PIPE,
     )
+    chunks: list[bytes] = []
+    recording = threading.Event()
+
+    def collect() -> None:
+        while chunk := recorder.stdout.read1(4096):
+            chunks.append(chunk)
+            recording.set()
+
+    reader = threading.Thread(target=collect, daemon=True)
+    reader.start()
     try:
-        time.sleep(0.5)
+        # Speak only once the recorder really delivers audio (slow to start on a busy machine).
+        assert recording.wait(15), "parec delivered no audio from the virtual card"
         run = subprocess.run([*VOICE_REF, "say", "Cinco quinas. Le toca a Beto."],
                              env=card.env(), capture_output=True, text=True, timeout=60)
         time.sleep(0.5)
     finally:
         recorder.terminate()
-    audio = np.frombuffer(recorder.communicate(timeout=10)[0], dtype="<i2") / 32768.0
+        reader.join(timeout=10)
+    audio = np.frombuffer(b"".join(chunks), dtype="<i2") / 32768.0
     assert run.returncode == 0, run.stderr
     loud = np.abs(audio) > 0.05
     assert loud.sum() / 16000 > 0.3  # more than 0.3 s of speech came through

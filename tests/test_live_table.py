@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pulse_helpers import PulseUnavailable, VirtualSoundCard
+from pulse_helpers import VirtualSoundCard
 from table_audio import (
     SHORT_GAME,
     espeak_available,
@@ -42,17 +42,10 @@ WHISPER = REPO / "models" / "whisper-base"
 pytestmark = [pytest.mark.audio_devices, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def card():
+@pytest.fixture(autouse=True)
+def _needs_espeak():
     if not espeak_available():
         pytest.skip("espeak-ng is not installed (apt install espeak-ng)")
-    sound_card = VirtualSoundCard()
-    try:
-        sound_card.start()
-    except PulseUnavailable as exc:
-        pytest.skip(f"PulseAudio cannot start here: {exc}")
-    yield sound_card
-    sound_card.stop()
 
 
 class Lines:
