@@ -98,3 +98,29 @@ def _run_audio(recognizer, audio: np.ndarray) -> list:  # noqa: ANN001
     recognizer.reset()
     parser = Parser(recognizer.players)
     return stream(recognizer, audio, lambda u: decide(u, parser))[0]
+
+
+def test_text_prior_is_the_decoder_on_silence_and_is_cached(recognizer) -> None:  # noqa: ANN001
+    tokens = recognizer._tok.encode(" Cinco quinas")
+    (lp, row), = recognizer._probe(recognizer._silence, [tokens])
+    (cached_lp, entries), = recognizer._prior([tokens])
+    assert cached_lp == pytest.approx(lp, abs=1e-4)
+    eot = recognizer._tok.eot
+    assert entries[eot] == pytest.approx(float(row[eot]), abs=1e-4)
+    calls = []
+    probe = recognizer._probe
+    recognizer._probe = lambda *a: calls.append(a) or probe(*a)
+    try:
+        again = recognizer._prior([tokens])
+    finally:
+        del recognizer._probe
+    assert calls == [] and again[0][0] == cached_lp  # no decoder call the second time
+
+
+def test_the_prior_is_what_the_correction_removes(recognizer) -> None:  # noqa: ANN001
+    """The decoder expects a short common reply more than a rare bid without any
+    speech: that advantage is what PMI subtracts (lambda x the prior)."""
+    common, rare = (recognizer._tok.encode(t) for t in (" Sí.", " Diecisiete sextos"))
+    (p_common, _), (p_rare, _) = recognizer._prior([common, rare])
+    assert p_common > p_rare + 3.0
+    assert 0 < recognizer.prior_weight <= 1

@@ -13,6 +13,7 @@ from voice_ref.voice.asr.whisper_backend import (
     _build_trie,
     _cut_loop,
     _digit_variant,
+    _first_tokens,
     duration_logp,
     syllables,
 )
@@ -76,3 +77,10 @@ def test_trie_spells_phrases_as_whisper_writes_them() -> None:
     assert root.children["Ana"].phrases == [cands[1]]
     leaf = root.children["Ana,"].children["cinco"].children["quinas"]
     assert leaf.phrases == [cands[0]]
+
+
+def test_first_tokens_cover_every_word_of_the_trie() -> None:
+    cands = [Candidate("Ana cinco quinas", None), Candidate("dudo", None)]
+    root = _build_trie(cands, ["Ana"])
+    spell = {"Ana,": [1, 2], "cinco": [3], "quinas": [4, 5], "Dudo": [6]}
+    assert _first_tokens(root, spell.__getitem__) == {1, 3, 4, 6}

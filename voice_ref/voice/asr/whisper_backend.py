@@ -50,7 +50,10 @@ ONSET_S = 0.15  # VAD hangover and word onset: a lone "sí" still lasts ~0.3 s
 DURATION_SIGMA = 0.35
 END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder call)
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
-GARBAGE_PENALTY = 10.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
+GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
+PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (PMI)
+PRIOR_CACHE_SIZE = 50_000  # prior entries kept (~300 floats each)
+PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 
 
 class StreamingVad:
@@ -195,6 +198,7 @@ class WhisperRecognizer:
         beam: int = BEAM,
         garbage_penalty: float = GARBAGE_PENALTY,
         use_prompt: bool = False,
+        prior_weight: float = PRIOR_WEIGHT,
     ) -> None:
         if sample_rate != SAMPLE_RATE:
             raise ValueError("the Whisper recognizer works at 16000 Hz")
@@ -213,6 +217,7 @@ class WhisperRecognizer:
         self.beam = beam
         self.garbage_penalty = garbage_penalty
         self.use_prompt = use_prompt
+        self.prior_weight = prior_weight
         self._prompt: list[int] = []
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
         self._vocab = 51865 if self._whisper.is_multilingual else 51864
@@ -220,6 +225,11 @@ class WhisperRecognizer:
         self._vad = StreamingVad()
         self._candidates: list[Candidate] = []
         self._word_cache: dict[str, list[int]] = {}
+        # Text prior: the decoder's scores on silence, by token tuple (they do not depend
+        # on the utterance). Only the entries of a row the search reads are kept.
+        self._silence = self._encode(np.zeros(int(PRIOR_AUDIO_S * SAMPLE_RATE), np.float32))
+        self._prior_cache: dict[tuple[int, ...], tuple[float, dict[int, float]]] = {}
+        self._row_keys: set[int] = set(self._end_tokens)
         self.set_context(ListenContext("any"))
 
     # --- Recognizer protocol -------------------------------------------------------------
@@ -244,6 +254,7 @@ class WhisperRecognizer:
             if (variant := _digit_variant(c.text, c.intent)) is not None
         ]
         self._trie = _build_trie(self._candidates, self.players)
+        self._row_keys |= _first_tokens(self._trie, self._word_tokens)
         prompt = _prompt_text(self._candidates) if self.use_prompt else ""
         self._prompt = [self._tok.sot_prev, *self._tok.encode(" " + prompt)] if prompt else []
 
@@ -358,6 +369,31 @@ class WhisperRecognizer:
 
     # --- closed-vocabulary search --------------------------------------------------------
 
+    def _prior(self, sequences: list[list[int]]) -> list[tuple[float, dict[int, float]]]:
+        """log P(tokens | silence), and the next-token entries the search reads.
+
+        One batched decoder call on the silence encoding for the sequences not seen
+        before; the text prior does not depend on the utterance, so it is cached.
+        """
+        keys = self._row_keys
+        missing = [
+            t
+            for t in dict.fromkeys(map(tuple, sequences))
+            if t not in self._prior_cache or not keys <= self._prior_cache[t][1].keys()
+        ]
+        if missing:
+            if len(self._prior_cache) > PRIOR_CACHE_SIZE:
+                self._prior_cache.clear()
+            index = np.fromiter(keys, dtype=np.int64)
+            for t, (lp, row) in zip(
+                missing, self._probe(self._silence, [list(t) for t in missing]), strict=True
+            ):
+                self._prior_cache[t] = (
+                    lp,
+                    dict(zip(index.tolist(), row[index].tolist(), strict=True)),
+                )
+        return [self._prior_cache[tuple(s)] for s in sequences]
+
     def _search(
         self,
         encoded,
@@ -371,28 +407,39 @@ class WhisperRecognizer:
         which also gives the distribution of their next token for the next level
         and, for complete phrases, the probability of ending there.
         The free transcript rides along in the first call as the garbage model.
+
+        Every score is pointwise mutual information, not likelihood:
+        log P(text | audio) - lambda x log P(text | silence). Whisper's decoder has a
+        strong text prior (short, common phrases win whatever was said); the same
+        decoder on silence measures that prior, and `prior_weight` (lambda) removes
+        part of it.
         """
+        lam = self.prior_weight
+        eot = self._tok.eot
         done: list[tuple[Candidate, float]] = []
-        ends: dict[
-            int, tuple[float, list[int], np.ndarray]
-        ] = {}  # index in done -> lp, tokens, row
-        frontier: list[tuple[list[int], float, _Node, np.ndarray]] = [
-            ([], 0.0, self._trie, first_row)
-        ]
+        ends: dict[int, tuple] = {}  # index in done -> lp, tokens, row, prior lp, prior row
+        ((plp0, prow0),) = self._prior([[]]) if lam else [(0.0, {})]
+        frontier: list[tuple] = [([], 0.0, self._trie, first_row, plp0, prow0)]
         calls = 0
         best = -np.inf
+
+        def close(tokens, lp, node, row, plp, prow) -> None:  # noqa: ANN001
+            nonlocal best
+            for cand in node.phrases:
+                ends[len(done)] = (lp, tokens, row, plp, prow)
+                done.append((cand, lp + self._end(row) - lam * (plp + self._end(prow))))
+                best = max(best, done[-1][1])
+
         for _ in range(MAX_WORDS):
             options = []
-            for tokens, lp, node, row in frontier:
-                for cand in node.phrases:
-                    ends[len(done)] = (lp, tokens, row)
-                    done.append((cand, lp + self._end(row)))
-                    best = max(best, done[-1][1])
+            for tokens, lp, node, row, plp, prow in frontier:
+                close(tokens, lp, node, row, plp, prow)
                 for word, child in node.children.items():
                     wt = self._word_tokens(word)
-                    options.append((lp + float(row[wt[0]]), tokens + wt, child))
-            # Log-probabilities only fall as tokens are added, so an option's estimate
-            # bounds every phrase below it: drop those that cannot come near the best.
+                    prior = plp + prow.get(wt[0], 0.0) if lam else 0.0
+                    options.append((lp + float(row[wt[0]]) - lam * prior, tokens + wt, child))
+            # Drop options whose estimate is far below the best complete phrase (exact for
+            # likelihoods, which only fall as tokens are added; a heuristic for PMI).
             options = [o for o in options if o[0] > best - BOUND_MARGIN]
             if not options:
                 break
@@ -402,18 +449,23 @@ class WhisperRecognizer:
             if free_tokens is not None:
                 sequences.append(free_tokens)
             probed = self._probe(encoded, sequences)
+            priors = self._prior(sequences) if lam else [(0.0, {})] * len(sequences)
             calls += 1
             if free_tokens is not None:
                 free_lp, free_row = probed.pop()
+                free_plp, free_prow = priors.pop()
                 free = Candidate(self._tok.decode(free_tokens).strip(), None)
                 # The free transcript carries its own punctuation: it ends on end-of-text.
-                done.append((free, free_lp + float(free_row[self._tok.eot]) - self.garbage_penalty))
+                score = free_lp + float(free_row[eot])
+                score -= lam * (free_plp + free_prow.get(eot, 0.0))
+                done.append((free, score - self.garbage_penalty))
                 free_tokens = None
-            frontier = [(o[1], lp, o[2], row) for o, (lp, row) in zip(options, probed, strict=True)]
-        for tokens, lp, node, row in frontier:
-            for cand in node.phrases:
-                ends[len(done)] = (lp, tokens, row)
-                done.append((cand, lp + self._end(row)))
+            frontier = [
+                (o[1], lp, o[2], row, plp, prow)
+                for o, (lp, row), (plp, prow) in zip(options, probed, priors, strict=True)
+            ]
+        for item in frontier:
+            close(*item)
         calls += self._check_ends(encoded, done, ends)
         done.sort(key=lambda d: -d[1])
         return done, calls
@@ -424,30 +476,40 @@ class WhisperRecognizer:
         After "Camila" Whisper may well write "." and then go on ("Camila. Ocho
         tontos."), so a final period only ends the phrase if end-of-text follows it.
         The best `END_CHECKS` phrases get P(end-of-text) + P(punct) x P(end-of-text |
-        punct) from one more decoder call; the others keep P(end-of-text) alone (a
-        lower bound), so no unchecked phrase can overtake a checked one unfairly.
+        punct) from one more decoder call; the others keep P(end-of-text) alone.
+        The prior gets the same treatment.
         """
+        lam = self.prior_weight
         eot = self._tok.eot
         order = sorted(ends, key=lambda i: -done[i][1])[:END_CHECKS]
-        for i, (lp, _tokens, row) in ends.items():
+        for i, (lp, _tokens, row, plp, prow) in ends.items():
             if i not in order:
-                done[i] = (done[i][0], lp + float(row[eot]))
+                done[i] = (done[i][0], lp + float(row[eot]) - lam * (plp + prow.get(eot, 0.0)))
         if not order:
             return 0
         puncts = [
             self._end_tokens[1 + int(np.argmax(ends[i][2][self._end_tokens[1:]]))] for i in order
         ]
-        probed = self._probe(
-            encoded, [ends[i][1] + [p] for i, p in zip(order, puncts, strict=True)]
-        )
-        for i, p, (_total, after) in zip(order, puncts, probed, strict=True):
-            lp, _tokens, row = ends[i]
+        sequences = [ends[i][1] + [p] for i, p in zip(order, puncts, strict=True)]
+        probed = self._probe(encoded, sequences)
+        priors = self._prior(sequences) if lam else [(0.0, {})] * len(sequences)
+        for i, p, (_total, after), (_ptotal, pafter) in zip(
+            order, puncts, probed, priors, strict=True
+        ):
+            lp, _tokens, row, plp, prow = ends[i]
             end = np.logaddexp(row[eot], row[p] + after[eot])
-            done[i] = (done[i][0], lp + float(end))
+            pend = (
+                np.logaddexp(prow.get(eot, 0.0), prow.get(p, 0.0) + pafter.get(eot, 0.0))
+                if lam
+                else 0.0
+            )
+            done[i] = (done[i][0], lp + float(end) - lam * (plp + float(pend)))
         return 1
 
-    def _end(self, row: np.ndarray) -> float:
+    def _end(self, row: np.ndarray | dict[int, float]) -> float:
         """log P(the text ends here): end of text, or a final . ? ! (Whisper's habit)."""
+        if isinstance(row, dict):
+            return float(np.logaddexp.reduce([row.get(t, 0.0) for t in self._end_tokens]))
         return float(np.logaddexp.reduce(row[self._end_tokens]))
 
     def _word_tokens(self, word: str) -> list[int]:
@@ -480,6 +542,17 @@ def _build_trie(cands: list[Candidate], players: Sequence[str] = ()) -> _Node:
             node = node.children.setdefault(word, _Node())
         node.phrases.append(c)
     return root
+
+
+def _first_tokens(root: _Node, word_tokens) -> set[int]:  # noqa: ANN001
+    """First token of every word in the trie: the prior rows' entries the search reads."""
+    out, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        for word, child in node.children.items():
+            out.add(word_tokens(word)[0])
+            stack.append(child)
+    return out
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:
