@@ -13,7 +13,9 @@ fits the audio. So, per utterance:
 4. A word-level beam search over the trie of allowed phrases
    (`ListenContext.phrases`, from the phrase inventory, plus digit spellings:
    Whisper writes "14 dones") scores prefixes with the decoder, one batched call
-   per word level. A complete phrase scores log P(text, end-of-text | audio).
+   per word level. A complete phrase scores log P(text, end-of-text | audio)
+   minus 0.5 x the same on silence (PMI: Whisper's text prior favours short,
+   common texts whatever was said; the prior is cached by token tuple).
 5. The best complete phrases get their exact end probability (a final "." only
    ends a phrase if end-of-text follows it: "Camila. Ocho tontos."), and every
    phrase a duration score: its syllables must fit the speech the VAD measured.
