@@ -27,8 +27,11 @@ from voice_ref.dialogue.prompts import (
     sentence,
 )
 from voice_ref.dialogue.protocol import Reply, state_json
-from voice_ref.language.intents import Intent
-from voice_ref.language.vocabulary import dialect_faces
+from voice_ref.language.intents import BidIntent, Intent, intent_from_json
+from voice_ref.language.inventory import PhraseInventory
+from voice_ref.language.parser import Parser
+from voice_ref.language.text import fold, tokenize
+from voice_ref.language.vocabulary import FACE_WORDS, dialect_faces
 from voice_ref.rules.bid import Bid
 from voice_ref.rules.errors import IllegalMove, Reason
 from voice_ref.rules.faces import Face
@@ -207,8 +210,6 @@ class Referee:
     def allowed_phrases(self) -> list[Any]:
         """The phrases that make sense now (for a recognizer's grammar)."""
         if self._inventory is None:
-            from voice_ref.language.inventory import PhraseInventory
-
             self._inventory = PhraseInventory(
                 list(self.players), self.setup.dialect, clean_bids=self.rules.clean_bids
             )
@@ -305,8 +306,6 @@ class Referee:
 
     def replay(self, records: list[dict[str, Any]]) -> list[str]:
         """Re-apply logged intents (resume); returns warnings for any that no longer apply."""
-        from voice_ref.language.intents import intent_from_json
-
         log, self.log = self.log, None
         warnings: list[str] = []
         try:
@@ -786,8 +785,6 @@ class Referee:
 
     def _parse(self, text: str) -> Intent | None:
         if self._parser is None:
-            from voice_ref.language.parser import Parser
-
             self._parser = Parser(list(self.players))
         return self._parser.parse(text).intent
 
@@ -815,10 +812,6 @@ class Referee:
 
 def _face_alone(text: str) -> Intent | None:
     """A face name said alone ("quina", "as") as a one-die bid, for the starter roll."""
-    from voice_ref.language.intents import BidIntent
-    from voice_ref.language.text import fold, tokenize
-    from voice_ref.language.vocabulary import FACE_WORDS
-
     word = " ".join(tokenize(text))
     for fw in FACE_WORDS:
         if word == fold(fw.singular):
