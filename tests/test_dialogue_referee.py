@@ -48,18 +48,28 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("worked: 5 quinas -> 3 ases ok", {}, ["cinco quinas"], "tres ases", True,
      "Tres ases. Le toca a Carla.", {}),
     ("from aces minimum", {}, ["dos quinas", "dos ases"], "cuatro sextos", False,
-     "No vale: después de dos ases hay que subir. Mínimo: cinco de otra pinta o tres ases.", {}),
+     "No vale: después de dos ases hay que subir. "
+     "Mínimo: cinco de cualquier pinta o tres ases.", {}),
     ("open with aces", {}, [], "dos ases", False,
      "No vale: no se parte con ases. Ana parte con otra pinta.", {"bid": None}),
     ("bid of zero", {}, [], "cero quinas", False,
      "No vale: hay que cantar al menos un dado.", {"bid": None}),
     ("bid above sixty", {}, [], "setenta quinas", False,
      "No vale: se puede cantar hasta sesenta dados.", {"bid": None}),
+    ("bid over sixty at the minimum", {"players": ABCD, "overrides": {"start_dice": 20}},
+     ["cincuenta y nueve quinas", "treinta ases"], "sesenta y una quinas", True,
+     "Sesenta y una quinas. Le toca a Diego.", {"bid.quantity": 61}),
+    ("bid over the minimum cap", {"players": ABCD, "overrides": {"start_dice": 20}},
+     ["cincuenta y nueve quinas", "treinta ases"], "setenta quinas", False,
+     "No vale: se puede cantar hasta sesenta y un dados.", {"bid.quantity": 30}),
     ("limpio outside cachito", {}, [], "cinco quinas limpias", False,
      "No vale: en estas reglas no se canta limpio.", {"bid": None}),
     ("number without face", {}, [], "cinco", False, "Falta la pinta: ¿cinco de qué?", {}),
     # --- turn and names
-    ("out of turn", {}, [], "Carla, cinco quinas", False, "Le toca a Ana.", {"bid": None}),
+    ("out of turn addresses the speaker", {"players": ABCD, "starter": "Carla"}, [],
+     "Diego, cinco sextos", False, "Espera, Diego: le toca a Carla.", {"bid": None}),
+    ("out of turn", {}, [], "Carla, cinco quinas", False, "Espera, Carla: le toca a Ana.",
+     {"bid": None}),
     ("unknown name", {}, [], "Xavier, dudo", False,
      "No hay nadie llamado Xavier en la mesa.", {}),
     ("name alone on turn", {}, [], "Ana", False, "Ana, ¿qué cantas?", {}),
@@ -70,31 +80,30 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("dudo on aces", {}, ["cinco quinas", "tres ases"], "dudo", True,
      "Carla duda. Levanten los cachos. ¿Cuántos ases hay?", {"awaiting": "count"}),
     ("count: bidder loses", {}, ["cinco quinas", "dudo"], "cuatro", True,
-     "Había cuatro quinas: pierde Ana. A Ana le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Ana.",
+     "Había cuatro quinas: Ana pierde un dado, le quedan cuatro. Parte Ana.",
      {"awaiting": "bid", "turn": "Ana", "dice_on_table": 14, "bid": None}),
     ("count: challenger loses", {}, ["cinco quinas", "dudo"], "hay seis", True,
-     "Había seis quinas: pierde Beto. A Beto le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Beto.", {"turn": "Beto"}),
+     "Había seis quinas: Beto pierde un dado, le quedan cuatro. Parte Beto.", {"turn": "Beto"}),
     ("count said as a bid", {}, ["cinco quinas", "dudo"], "una quina", True,
-     "Había una quina: pierde Ana. A Ana le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Ana.", {}),
+     "Había una quina: Ana pierde un dado, le quedan cuatro. Parte Ana.", {}),
     ("count above the table", {}, ["cinco quinas", "dudo"], "dieciséis", False,
      "No puede ser: hay quince dados en la mesa. ¿Cuántas quinas hay, contando ases?",
      {"awaiting": "count"}),
     ("pending count refuses a bid", {}, ["cinco quinas", "dudo"], "seis trenes", False,
      "Primero respondan: ¿Cuántas quinas hay, contando ases?", {"awaiting": "count"}),
+    ("count said limpias when aces count", {}, ["cinco quinas", "dudo"],
+     "cinco quinas limpias", False,
+     "No: se cuentan los ases. ¿Cuántas quinas hay, contando ases?", {"awaiting": "count"}),
     ("dudo without a bid", {}, [], "dudo", False,
      "No hay canto todavía: Ana tiene que cantar.", {}),
     # --- calzo
     ("calzo", {}, ["cinco quinas"], "calzo", True,
      "Beto calza. Levanten los cachos. ¿Cuántas quinas hay, contando ases?", {}),
     ("calzo right", {}, ["cinco quinas", "calzo"], "cinco", True,
-     "Había cinco quinas, justo: Beto gana un dado. A Beto le quedan seis dados. "
-     "Quedan dieciséis dados en la mesa. Parte Beto.", {"turn": "Beto"}),
+     "Había cinco quinas, justo: Beto gana un dado, ahora tiene seis. Parte Beto.",
+     {"turn": "Beto"}),
     ("calzo wrong", {}, ["cinco quinas", "calzo"], "tres", True,
-     "Había tres quinas: Beto pierde un dado. A Beto le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Beto.", {}),
+     "Había tres quinas: Beto pierde un dado, le quedan cuatro. Parte Beto.", {}),
     ("calzo refused: half the table gone",
      {"players": ("Ana", "Beto"), "overrides": {"start_dice": 3, "calzo": "more_than_half_table"}},
      ["una quina", "dudo", "0", "una quina", "dudo", "1", "una quina", "dudo", "0", "no",
@@ -113,12 +122,10 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "Carla duda el paso de Beto. ¿La mano de Beto era válida? "
      "Digan sí o no, o los cinco dados.", {"awaiting": "pass_check"}),
     ("pass valid", {}, ["cinco quinas", "paso", "dudo"], "sí", True,
-     "La mano era válida: pierde Carla. A Carla le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Carla.", {}),
+     "La mano era válida: Carla pierde un dado, le quedan cuatro. Parte Carla.", {}),
     ("pass dictated invalid", {}, ["cinco quinas", "paso", "dudo"],
      "as, as, quina, sexto, sexto", True,
-     "La mano no era válida: pierde Beto. A Beto le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Beto.", {}),
+     "La mano no era válida: Beto pierde un dado, le quedan cuatro. Parte Beto.", {}),
     ("pass check refuses a count", {}, ["cinco quinas", "paso", "dudo"], "tres", False,
      "Primero respondan: ¿La mano de Beto era válida? Digan sí o no, o los cinco dados.", {}),
     ("paso twice", {}, ["cinco quinas", "paso", "seis quinas", "siete quinas"], "paso", False,
@@ -132,19 +139,26 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "No hay ninguna pregunta pendiente. Le toca a Beto.", {}),
     # --- starter and direction
     ("ask starter", {"starter": "ask", "direction": None}, [], "parte Beto", True,
-     "Parte Beto. Beto, ¿a la izquierda o a la derecha?", {"awaiting": "direction"}),
+     "Parte Beto: ¿izquierda o derecha?", {"awaiting": "direction"}),
     ("starter by name alone", {"starter": "ask", "direction": None}, [], "Carla", True,
-     "Parte Carla. Carla, ¿a la izquierda o a la derecha?", {"turn": "Carla"}),
+     "Parte Carla: ¿izquierda o derecha?", {"turn": "Carla"}),
     ("starter pending refuses a bid", {"starter": "ask"}, [], "cinco quinas", False,
      "Primero respondan: ¿Quién parte?", {"awaiting": "starter"}),
     ("direction chosen", {"direction": None}, [], "a la derecha", True,
      "A la derecha. Parte Ana.", {"direction": "derecha", "awaiting": "bid"}),
     ("direction then play goes right", {"direction": None}, ["a la derecha"], "dos trenes",
      True, "Dos trenes. Le toca a Carla.", {"turn": "Carla"}),
+    ("direction word in dudo gets the rule", {"preset": "dudo", "direction": None},
+     ["cinco quinas"], "a la derecha", False, "En Dudo siempre se juega a la izquierda.",
+     {"direction": "izquierda"}),
+    ("direction word in simple gets the rule", {"preset": "simple", "direction": None}, [],
+     "izquierda", False, "En Dudo simple siempre se juega a la izquierda.", {}),
     ("direction word mid-round", {}, ["cinco quinas"], "a la derecha", False,
      "Ahora no se elige la dirección.", {"direction": "izquierda"}),
     # --- queries
     ("query dice", {}, ["cinco quinas", "dudo", "4"], "¿cuántos dados hay?", True,
+     "Quedan catorce dados: Ana cuatro, Beto cinco, Carla cinco.", {}),
+    ("query dice left", {}, ["cinco quinas", "dudo", "4"], "¿cuántos dados quedan?", True,
      "Quedan catorce dados: Ana cuatro, Beto cinco, Carla cinco.", {}),
     ("query dice of a player", {}, [], "¿cuántos dados tiene Beto?", True,
      "Beto tiene cinco dados.", {}),
@@ -160,14 +174,50 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "¿cuántos dados tiene Beto?", True, "Solo digo el total: quedan quince dados en la mesa.",
      {}),
     ("hidden counts outcome", {"overrides": {"hidden_counts": True}},
-     ["cinco quinas", "dudo"], "cuatro", True, "Había cuatro quinas: pierde Ana. Parte Ana.", {}),
+     ["cinco quinas", "dudo"], "cuatro", True,
+     "Había cuatro quinas: Ana pierde un dado. Parte Ana.", {}),
     # --- repeat, undo, new game
     ("repeat", {}, ["cinco quinas"], "repite", True, "Cinco quinas. Le toca a Beto.", {}),
     ("undo a bid", {}, ["cinco quinas", "seis quinas"], "me equivoqué", True,
-     "Deshecho. Queda en pie cinco quinas, de Ana. Le toca a Beto.",
+     "Deshecho: seis quinas de Beto. Le toca a Beto.",
      {"turn": "Beto", "bid.quantity": 5}),
     ("undo a count", {}, ["cinco quinas", "dudo", "4"], "me equivoqué", True,
-     "Deshecho. ¿Cuántas quinas hay, contando ases?", {"awaiting": "count", "dice_on_table": 15}),
+     "¿Deshago el resultado? Ana recupera un dado.", {"awaiting": "bid", "dice_on_table": 14}),
+    ("undo a count confirmed", {}, ["cinco quinas", "dudo", "4", "me equivoqué"], "sí", True,
+     "Deshecho: el resultado. ¿Cuántas quinas hay, contando ases?",
+     {"awaiting": "count", "dice_on_table": 15}),
+    ("undo a count declined", {}, ["cinco quinas", "dudo", "4", "me equivoqué"], "no", True,
+     "No deshago nada. Parte Ana.", {"awaiting": "bid", "dice_on_table": 14}),
+    ("undo confirmation pending refuses a bid", {}, ["cinco quinas", "dudo", "4", "me equivoqué"],
+     "dos trenes", False,
+     "Primero respondan: ¿Deshago el resultado? Ana recupera un dado.", {"bid": None}),
+    ("undo a calzo gain asks", {}, ["cinco quinas", "calzo", "5"], "me equivoqué", True,
+     "¿Deshago el resultado? Beto devuelve un dado.", {"players.1.dice": 6}),
+    ("undo says what it undid", {}, ["cinco quinas"], "me equivoqué", True,
+     "Deshecho: cinco quinas de Ana. Parte Ana.", {"bid": None, "turn": "Ana"}),
+    ("undo a dudo", {}, ["cinco quinas", "dudo"], "me equivoqué", True,
+     "Deshecho: la duda de Beto. Le toca a Beto.", {"awaiting": "bid"}),
+    ("own bid taken back", {}, ["cinco quinas"], "Ana, me equivoqué", True,
+     "Deshecho: cinco quinas de Ana. Parte Ana.", {"bid": None}),
+    ("named undo of someone else's bid", {}, ["cinco quinas", "seis quinas"],
+     "Ana, me equivoqué", False, "Espera, Ana: lo último lo dijo Beto.", {"bid.by": "Beto"}),
+    ("correction: no, dije", {}, ["cinco quinas"], "no, dije cuatro quinas", True,
+     "Corregido: cuatro quinas. Le toca a Beto.", {"bid.quantity": 4, "bid.by": "Ana"}),
+    ("correction: no, bid", {}, ["cinco quinas"], "no, cinco trenes", True,
+     "Corregido: cinco trenes. Le toca a Beto.", {"bid.face": 3, "turn": "Beto"}),
+    ("correction by the bidder named", {}, ["cinco quinas"], "Ana, no, dije seis quinas", True,
+     "Corregido: seis quinas. Le toca a Beto.", {"bid.quantity": 6}),
+    ("correction by someone else", {}, ["cinco quinas"], "Carla, no, dije seis quinas", False,
+     "Ya no se puede corregir: Le toca a Beto.", {"bid.quantity": 5}),
+    ("correction after another spoke", {}, ["cinco quinas", "seis quinas"],
+     "no, dije siete quinas", True, "Corregido: siete quinas. Le toca a Carla.",
+     {"bid.by": "Beto", "bid.quantity": 7}),
+    ("correction after a dudo", {}, ["cinco quinas", "dudo"], "no, dije seis quinas", False,
+     "Ya no se puede corregir: ¿Cuántas quinas hay, contando ases?", {"awaiting": "count"}),
+    ("correction to an illegal bid keeps the first", {}, ["cinco quinas", "seis quinas"],
+     "no, dije dos quinas", False,
+     "No vale: después de cinco quinas hay que subir. "
+     "Mínimo: cinco sextos, seis de otra pinta o tres ases.", {"bid.quantity": 6}),
     ("nothing to undo", {}, [], "me equivoqué", False, "No hay nada que deshacer.", {}),
     ("new game asks", {}, ["cinco quinas"], "nueva partida", True,
      "¿Empezamos una partida nueva? Digan sí o no.", {"bid.quantity": 5}),
@@ -179,8 +229,8 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      False, "Primero respondan: ¿Empezamos una partida nueva? Digan sí o no.", {}),
     # --- one-die rounds
     ("chile obligar question", {"overrides": {"start_dice": 2}}, ["una quina", "dudo"], "0",
-     True, "Había cero quinas: pierde Ana. A Ana le queda un dado. "
-     "Quedan cinco dados en la mesa. Ana, ¿obligas?", {"awaiting": "obligar", "turn": "Ana"}),
+     True, "No había ninguna quina: Ana pierde un dado, le queda uno. Ana, ¿obligas?",
+     {"awaiting": "obligar", "turn": "Ana"}),
     ("chile obliga yes", {"overrides": {"start_dice": 2}}, ["una quina", "dudo", "0"], "sí",
      True, "Ana obliga. ¿Abierta o cerrada?", {"awaiting": "modality"}),
     ("chile cerrada", {"overrides": {"start_dice": 2}}, ["una quina", "dudo", "0", "sí"],
@@ -197,16 +247,16 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      ["una quina", "dudo", "0"], "una quina", False, "Primero respondan: Ana, ¿obligas?", {}),
     ("dudo obliga asks modality", {"preset": "dudo", "direction": None,
                                    "overrides": {"start_dice": 2}},
-     ["una quina", "dudo"], "0", True, "Había cero quinas: pierde Ana. A Ana le queda un dado. "
-     "Quedan cinco dados en la mesa. Ronda de obligar: parte Ana. ¿Abierta o cerrada?",
+     ["una quina", "dudo"], "0", True, "No había ninguna quina: Ana pierde un dado, "
+     "le queda uno. Obliga Ana: ¿abierta o cerrada?",
      {"awaiting": "modality", "round": "obligar"}),
     # --- eliminations and the winner
     ("elimination", {"overrides": {"start_dice": 1}}, ["una quina", "dudo"], "0", True,
-     "Había cero quinas: pierde Ana. Ana queda fuera. Quedan dos dados en la mesa. "
-     "Parte Beto.", {"players.0.active": False, "turn": "Beto"}),
+     "No había ninguna quina: Ana queda fuera. Parte Beto.",
+     {"players.0.active": False, "turn": "Beto"}),
     ("winner", {"players": ("Ana", "Beto"), "overrides": {"start_dice": 1}},
      ["una quina", "dudo"], "0", True,
-     "Había cero quinas: pierde Ana. Ana queda fuera. ¡Beto gana la partida!",
+     "No había ninguna quina: Ana queda fuera. ¡Beto gana la partida!",
      {"awaiting": "game_over", "winner": "Beto"}),
     ("after game over", {"players": ("Ana", "Beto"), "overrides": {"start_dice": 1}},
      ["una quina", "dudo", "0"], "dos quinas", False,
@@ -216,24 +266,24 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      ["una quina", "dudo", "0"], "¿cuántos dados hay?", True,
      "Queda un dado: Beto uno.", {}),
     ("count of one ace", {}, ["cinco quinas", "tres ases", "dudo"], "uno", True,
-     "Había un as: pierde Beto. A Beto le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Beto.", {}),
+     "Había un as: Beto pierde un dado, le quedan cuatro. Parte Beto.", {}),
     # --- cachito
     ("cachito limpio bid", {"preset": "cachito"}, [], "tres quinas limpias", True,
      "Tres quinas limpias. Le toca a Beto.", {"bid.clean": True}),
     ("cachito sucio -> limpio minimum", {"preset": "cachito"}, ["siete quinas"],
      "cuatro sextos limpios", False,
      "No vale: después de siete quinas hay que subir. "
-     "Mínimo: siete sextos, ocho de otra pinta o cinco limpios.", {}),
+     "Mínimo: siete sextos, ocho de otra pinta o cinco limpios de cualquier pinta.", {}),
     ("cachito limpio minimum", {"preset": "cachito"}, ["tres quinas limpias"],
      "tres trenes limpios", False,
      "No vale: después de tres quinas limpias hay que subir. "
-     "Mínimo: tres sextos limpios, cuatro limpios o siete de otra pinta.", {}),
+     "Mínimo: tres sextos limpios, cuatro limpios de otra pinta o siete de cualquier pinta.",
+     {}),
     ("cachito limpio counts without aces", {"preset": "cachito"}, ["tres quinas limpias"],
      "dudo", True, "Beto duda. Levanten los cachos. ¿Cuántas quinas hay, sin ases?", {}),
-    ("cachito asks direction next round", {"preset": "cachito"}, ["tres quinas", "dudo"], "0",
-     True, "Había cero quinas: pierde Ana. A Ana le quedan cuatro dados. "
-     "Quedan catorce dados en la mesa. Parte Ana. Ana, ¿a la izquierda o a la derecha?",
+    ("cachito asks direction next round", {"preset": "cachito"}, ["tres trenes", "dudo"], "0",
+     True, "No había ningún tren: Ana pierde un dado, le quedan cuatro. "
+     "Parte Ana: ¿izquierda o derecha?",
      {"awaiting": "direction"}),
     ("cachito palo fijo", {"preset": "cachito", "overrides": {"start_dice": 2}},
      ["una quina", "dudo", "0"], "a la derecha", True,
@@ -242,6 +292,26 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("palo fijo: no paso", {"preset": "cachito", "overrides": {"start_dice": 2}},
      ["una quina", "dudo", "0", "a la derecha", "una quina"], "paso", False,
      "En palo fijo no se pasa.", {}),
+    ("cachito calzo adds a life", {"preset": "cachito"}, ["tres quinas", "calzo"], "tres", True,
+     "Había tres quinas, justo: Beto gana una vida, ahora tiene seis. "
+     "Parte Beto: ¿izquierda o derecha?", {"players.1.dice": 6, "dice_on_table": 15}),
+    ("cachito total names lives", {"preset": "cachito"}, ["tres quinas", "calzo", "tres"],
+     "¿cuántos dados quedan?", True,
+     "Quedan quince dados en la mesa. Vidas: Ana cinco, Beto seis, Carla cinco.", {}),
+    ("cachito player lives", {"preset": "cachito"}, ["tres quinas", "calzo", "tres"],
+     "¿cuántos dados tiene Beto?", True, "Beto tiene seis vidas: cinco dados en el cacho.", {}),
+    ("cachito a life lost", {"preset": "cachito"},
+     ["tres quinas", "calzo", "tres", "derecha", "dos trenes", "dudo"], "cero", True,
+     "No había ningún tren: Beto pierde una vida, le quedan cinco. "
+     "Parte Beto: ¿izquierda o derecha?", {"players.1.dice": 5, "dice_on_table": 15}),
+    ("cachito: aces are never called limpios", {"preset": "cachito"},
+     ["tres quinas", "tres ases"], "tres ases", False,
+     "No vale: después de tres ases hay que subir. "
+     "Mínimo: tres tontos limpios, cuatro ases o siete de cualquier pinta.", {}),
+    ("cachito clean count answer", {"preset": "cachito"}, ["tres quinas limpias", "dudo"],
+     "dos quinas limpias", True,
+     "Había dos quinas: Ana pierde un dado, le quedan cuatro. Parte Ana: ¿izquierda o derecha?",
+     {"awaiting": "direction"}),
     ("dialect peru", {"dialect": "peru"}, [], "cinco senas", True,
      "Cinco senas. Le toca a Beto.", {"bid.face": 6}),
 ]
@@ -279,7 +349,7 @@ def test_opening_asks_who_starts():
     assert reply.say == (
         "Árbitro listo. Jugadores: Ana, Beto y Carla. Reglas: Cacho chileno. ¿Quién parte?"
     )
-    assert reply.state["awaiting"] == "starter" and reply.state["direction"] == "izquierda"
+    assert reply.state["awaiting"] == "starter" and reply.state["direction"] is None
     assert ref.expecting == "starter"
 
 
@@ -292,7 +362,7 @@ def test_random_starter_is_seeded():
     again = Referee(TableSetup(players=ABCD, starter="random", seed=5))
     assert again.game.addressed == Referee(TableSetup(ABCD, starter="random", seed=5)).game.turn
     assert again.opening().say.endswith(f"Sorteo: parte {again.game.addressed}. "
-                                        f"{again.game.addressed}, ¿a la izquierda o a la derecha?")
+                                        f"{again.game.addressed}, ¿izquierda o derecha?")
 
 
 def test_roll_for_starter_with_tie_and_ace_highest():
@@ -301,16 +371,34 @@ def test_roll_for_starter_with_tie_and_ace_highest():
     assert ref.handle_text("sexto").say == "Beto, ¿qué sacaste?"
     assert ref.state()["turn"] == "Beto"
     refused = ref.handle_text("Carla, un tren")
-    assert not refused.accepted and refused.say == "Le toca a Beto."
-    assert ref.handle_text("seis").say == "Carla, ¿qué sacaste?"
+    assert not refused.accepted and refused.say == "Espera, Carla: le toca a Beto."
+    assert ref.handle_text("saqué un seis").say == "Carla, ¿qué sacaste?"
     tie = ref.handle_text("cuadra")
     assert tie.say == "Empate entre Ana y Beto: vuelvan a tirar. Ana, ¿qué sacaste?"
     assert ref.handle_text("quina").accepted
     last = ref.handle_text("as")  # As counts highest
-    assert last.say == "Parte Beto."
+    assert last.say == "Ana una quina y Beto un as: parte Beto."
     assert last.state["turn"] == "Beto" and last.state["awaiting"] == "bid"
-    undone = ref.handle_text("me equivoqué")
+    asked = ref.handle_text("me equivoqué")  # who starts is not undone without asking
+    assert asked.say == "¿Deshago quién parte? Digan sí o no."
+    assert asked.state["awaiting"] == "bid"
+    undone = ref.handle_text("sí")
+    assert undone.say == "Deshecho: el dado de Beto. Beto, ¿qué sacaste?"
     assert undone.state["awaiting"] == "starter" and undone.state["turn"] == "Beto"
+
+
+@pytest.mark.parametrize(
+    ("said", "face"),
+    [("saqué un cinco", 5), ("saqué cinco", 5), ("me salió un as", 1), ("saqué una quina", 5),
+     ("tengo sexto", 6), ("dos", 2)],
+)
+def test_roll_answers_said_as_people_say_them(said, face):
+    ref = referee(players=("Ana", "Beto"), starter="roll")
+    assert ref.handle_text(said).accepted
+    faces = {1: "un as", 2: "un tonto", 5: "una quina", 6: "un sexto"}
+    assert ref.handle_text("tres").say == f"Ana {faces[face]} y Beto un tren: parte " + (
+        "Beto." if face in (2,) else "Ana."
+    )
 
 
 def test_expecting_follows_the_question():
@@ -349,7 +437,13 @@ def test_undo_several_steps_back_to_the_start():
     ref = referee()
     start = ref.state()
     play(ref, ["cinco quinas", "dudo", "4", "dos trenes"])
-    for _ in range(4):
+    said = [ref.handle_text(line).say for line in ("me equivoqué", "me equivoqué", "sí")]
+    assert said == [
+        "Deshecho: dos trenes de Ana. Parte Ana.",
+        "¿Deshago el resultado? Ana recupera un dado.",
+        "Deshecho: el resultado. ¿Cuántas quinas hay, contando ases?",
+    ]
+    for _ in range(2):
         assert ref.handle_text("me equivoqué").accepted
     assert ref.state() == start
     assert not ref.handle_text("me equivoqué").accepted

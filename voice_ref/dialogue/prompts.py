@@ -83,6 +83,11 @@ def dice(n: int) -> str:
     return f"{number(n)} {'dado' if n == 1 else 'dados'}"
 
 
+def lives(n: int) -> str:
+    """ "una vida", "seis vidas" (cachito: dice above the cup are set-aside lives)."""
+    return f"{number(n, feminine=True)} {'vida' if n == 1 else 'vidas'}"
+
+
 class Speaker:
     """Bids, faces and minimums said in one table's dialect."""
 
@@ -95,10 +100,14 @@ class Speaker:
         self._faces = dialect_faces(dialect, self.overrides)
 
     def bid(self, quantity: int, face: Face | int, clean: bool = False) -> str:
-        return say_bid(quantity, int(face), clean, self.dialect, self.overrides)
+        """ "cinco quinas", "tres quinas limpias"; aces are always limpio: never "ases limpios"."""
+        return say_bid(quantity, int(face), clean and int(face) != 1, self.dialect, self.overrides)
 
     def the_bid(self, bid: Bid) -> str:
         return self.bid(bid.quantity, bid.face, bid.clean)
+
+    def face_singular(self, face: Face | int) -> str:
+        return self._faces[int(face)].singular
 
     def face_plural(self, face: Face | int) -> str:
         return self._faces[int(face)].plural
@@ -119,21 +128,21 @@ class Speaker:
             groups.setdefault(key, []).append(b.face)
         # Same quantity first, then higher quantities, aces last: the order people say them.
         standing_clean = standing is not None and standing.clean
-        order = sorted(
-            groups, key=lambda k: (k[1] != standing_clean, k[2], k[1], k[0])
-        )
+        order = sorted(groups, key=lambda k: (k[1] != standing_clean, k[2], k[1], k[0]))
         parts: list[str] = []
+        named: set[bool] = set()  # cleanliness of single faces already named ("cinco sextos")
         for quantity, clean, ace in order:
-            faces = groups[(quantity, clean, ace)]
-            faces = sorted(faces)
+            faces = sorted(groups[(quantity, clean, ace)])
             same_quantity = standing is not None and quantity == standing.quantity
             if len(faces) == 1 or same_quantity:
                 parts.append(self.bid(quantity, faces[0], clean))
+                if not faces[0].is_ace:
+                    named.add(clean)
                 continue
-            word = number(quantity, feminine=True)
-            other = "other_face" if len(groups) > 1 else "any_face"
+            # "de otra pinta" only after a face was named; else every face is allowed.
+            key = "minimum.other_face" if clean in named else "minimum.any_face"
             if clean:
-                other += "_clean"
-                word = number(quantity)
-            parts.append(self.prompts.say(f"minimum.{other}", number=word))
+                parts.append(self.prompts.say(key + "_clean", number=number(quantity)))
+            else:
+                parts.append(self.prompts.say(key, number=number(quantity, feminine=True)))
         return join_words(parts, "o")

@@ -4,6 +4,8 @@
      "state": {"players": [{"name", "dice", "active"}], "turn", "bid", "dice_on_table",
                "round", "direction", "awaiting", "winner"}}
 
+`direction` is null until a direction has been chosen (or fixed by the rules).
+
 `Reply` is what the referee returns for every utterance; the voice layer reads the
 same object (plus the `urgent` / `kind` hints) to decide how to announce it.
 """
@@ -11,6 +13,7 @@ same object (plus the `urgent` / `kind` hints) to decide how to announce it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from voice_ref.language.intents import Intent
@@ -38,10 +41,22 @@ def state_json(game: Game, *, turn: str | None = None) -> dict[str, Any]:
         },
         "dice_on_table": game.dice_on_table,
         "round": game.round_type.value,
-        "direction": game.direction.value if game.direction is not None else "izquierda",
+        "direction": game.direction.value if game.direction is not None else None,
         "awaiting": game.awaiting.value,
         "winner": game.winner,
     }
+
+
+class LineKind(StrEnum):
+    """What a reply is, for the announcer (a StrEnum: it still equals the plain strings)."""
+
+    ROUTINE = "routine"  # a bid echo or a pass: short, said after every turn
+    CHALLENGE = "challenge"  # dudo / calzo: urgent
+    RESULT = "result"  # the outcome of a count or a pass check
+    QUESTION = "question"
+    REJECT = "reject"
+    QUERY = "query"
+    GAME_OVER = "game_over"
 
 
 @dataclass(frozen=True)
@@ -59,13 +74,13 @@ class Reply:
     accepted: bool
     say: str
     state: dict[str, Any]
-    kind: str = "routine"
+    kind: str = LineKind.ROUTINE
     urgent: bool = False
 
     @property
     def short(self) -> bool:
         """Routine lines are short; the announcer may speak them faster."""
-        return self.kind == "routine"
+        return self.kind == LineKind.ROUTINE
 
     def to_json(self) -> dict[str, Any]:
         return {

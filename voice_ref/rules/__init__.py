@@ -12,7 +12,15 @@ from voice_ref.rules.errors import (
     Reason,
 )
 from voice_ref.rules.faces import Face
-from voice_ref.rules.game import Awaiting, Challenge, ChallengeKind, Game, Outcome, RoundType
+from voice_ref.rules.game import (
+    Awaiting,
+    Challenge,
+    ChallengeKind,
+    Game,
+    Outcome,
+    RoundType,
+    answers,
+)
 from voice_ref.rules.hands import HandKind, classify_pass_hand, is_valid_pass_hand
 from voice_ref.rules.moves import (
     Calzo,
@@ -64,6 +72,7 @@ __all__ = [
     "RoundType",
     "RuleSet",
     "RevealCount",
+    "answers",
     "classify_pass_hand",
     "count_matching",
     "is_valid_pass_hand",

@@ -27,6 +27,7 @@ filled in by the rules engine work). Public surface used by other layers:
     game.pop()               -> Move     (exact undo of the last pushed move)
     game.move_stack          -> tuple[Move, ...]
     game.snapshot()          -> a hashable value; equal snapshots <=> identical states
+    answers(awaiting)        -> tuple[type[Move], ...]  (the moves that answer that question)
 
 Also provided (additions to the first contract):
 
@@ -151,7 +152,15 @@ _ANSWERS: dict[Awaiting, tuple[type[Move], ...]] = {
     Awaiting.PASS_CHECK: (PassCheck,),
     Awaiting.OBLIGAR: (ObligarAnswer,),
     Awaiting.MODALITY: (ChooseModality,),
+    Awaiting.GAME_OVER: (),
 }
+
+
+def answers(awaiting: Awaiting) -> tuple[type[Move], ...]:
+    """The move types that answer what the game waits for (RULES.md fine point 22)."""
+    return _ANSWERS[awaiting]
+
+
 # Questions put to one player; the others (count, pass check, starter) go to the whole table.
 _ADDRESSED = frozenset({Awaiting.DIRECTION, Awaiting.BID, Awaiting.OBLIGAR, Awaiting.MODALITY})
 
