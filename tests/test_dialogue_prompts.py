@@ -14,13 +14,14 @@ from voice_ref.rules.errors import Reason
 from voice_ref.rules.faces import Face
 
 PROMPTS = Prompts.load()
-REFEREE_SOURCE = (
-    Path(__file__).resolve().parent.parent / "voice_ref" / "dialogue" / "referee.py"
-).read_text(encoding="utf-8")
+DIALOGUE = Path(__file__).resolve().parent.parent / "voice_ref" / "dialogue"
+REFEREE_SOURCE = "".join(
+    (DIALOGUE / name).read_text(encoding="utf-8") for name in ("referee.py", "narration.py")
+)
 
 
 def test_every_key_the_referee_uses_exists():
-    sections = "opening|ask|announce|query|reject|illegal|minimum|words"
+    sections = "opening|ask|announce|result|undone|query|reject|illegal|minimum|words"
     used = set(re.findall(rf'"((?:{sections})\.[a-z_]+)"', REFEREE_SOURCE))
     assert used, "the pattern found nothing: the test would prove nothing"
     missing = sorted(k for k in used if not PROMPTS.has(k))
@@ -33,7 +34,9 @@ def test_every_refusal_reason_has_a_line():
 
 def test_templates_only_use_known_placeholders():
     known = {"player", "players", "rules", "bid", "count", "dice", "detail", "question",
-             "minimum", "number", "faces", "passer", "direction", "remain", "words"}
+             "minimum", "number", "faces", "passer", "direction", "remain", "words",
+             "face", "rolls", "what", "change", "lost", "left", "gained", "total", "lives",
+             "cup", "other", "speaker"}
     for key in PROMPTS.names():
         fields = {f for _, f, _, _ in string.Formatter().parse(PROMPTS.template(key)) if f}
         assert fields <= known, key
@@ -82,12 +85,17 @@ def B(q: int, f: int, clean: bool = False) -> Bid:
         # after tres trenes: the next face only, not every face above
         (B(3, 3), [B(2, 1), B(4, 2), B(4, 3), B(3, 4), B(3, 5), B(3, 6)],
          "tres cuadras, cuatro de otra pinta o dos ases"),
-        # after sextos: every face at q+1
+        # after sextos: every face at q+1, sextos included
         (B(4, 6), [B(3, 1), B(5, 2), B(5, 3), B(5, 4), B(5, 5), B(5, 6)],
-         "cinco de otra pinta o tres ases"),
+         "cinco de cualquier pinta o tres ases"),
         # after aces
         (B(3, 1), [B(4, 1), B(7, 2), B(7, 3), B(7, 4), B(7, 5), B(7, 6)],
-         "siete de otra pinta o cuatro ases"),
+         "siete de cualquier pinta o cuatro ases"),
+        # cachito: a clean group names that it may be any face; aces are never "limpios"
+        (B(7, 5), [B(5, 1, True), B(8, 2), B(5, 2, True), B(8, 3), B(5, 3, True), B(8, 4),
+                   B(5, 4, True), B(8, 5), B(5, 5, True), B(7, 6), B(5, 6, True)],
+         "siete sextos, ocho de otra pinta o cinco limpios de cualquier pinta"),
+        (B(3, 5, True), [B(4, 1, True)], "cuatro ases"),
         # a one-die round with the face fixed
         (B(2, 5), [B(3, 5)], "tres quinas"),
         # nothing else to compare with
