@@ -447,3 +447,57 @@ def test_undo_several_steps_back_to_the_start():
         assert ref.handle_text("me equivoqué").accepted
     assert ref.state() == start
     assert not ref.handle_text("me equivoqué").accepted
+
+
+class _ListLog:
+    def __init__(self) -> None:
+        self.records: list[dict] = []
+
+    def append(self, record: dict) -> None:
+        self.records.append(record)
+
+
+def resumed_after(lines: list[str], **setup: Any) -> str:
+    log = _ListLog()
+    first = referee(**setup)
+    first.log = log
+    play(first, lines)
+    again = referee(**setup)
+    assert again.replay(log.records) == []
+    assert again.state() == first.state()
+    return again.opening(resumed=True).say
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        # the result was the last line logged: it may never have been said
+        (["dos quinas", "calzo", "dos"],
+         "Seguimos. Había dos quinas, justo: Beto ganó un dado, ahora tiene seis. Parte Beto."),
+        (["cinco quinas", "dudo", "cero"],
+         "Seguimos. No había ninguna quina: Ana perdió un dado, le quedan cuatro. Parte Ana."),
+        # after a result the table moved on: the standing bid, agreeing in number
+        (["cinco quinas", "dudo", "cero", "dos trenes"],
+         "Seguimos la partida. Quedan en pie dos trenes, de Ana. Le toca a Beto."),
+        (["una quina"], "Seguimos la partida. Queda en pie una quina, de Ana. Le toca a Beto."),
+    ],
+)
+def test_resume_says_what_may_not_have_been_said(lines, said):
+    assert resumed_after(lines) == said
+
+
+def test_correction_is_logged_so_replay_agrees():
+    log = _ListLog()
+    ref = referee()
+    ref.log = log
+    play(ref, ["cinco quinas", "no, dije cuatro quinas"])
+    assert [r["intent"]["type"] for r in log.records] == ["bid", "undo", "bid"]
+    again = referee()
+    assert again.replay(log.records) == []
+    assert again.state() == ref.state() and again.state()["bid"]["quantity"] == 4
+
+
+def test_undo_confirmation_is_logged_so_replay_agrees():
+    assert resumed_after(["cinco quinas", "dudo", "cuatro", "me equivoqué", "sí"]) == (
+        "Seguimos la partida. ¿Cuántas quinas hay, contando ases?"
+    )
