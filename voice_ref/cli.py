@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     devices.set_defaults(target="voice_ref.voice.audio_in:main_devices")
 
     say = sub.add_parser("say", help="speak a sentence with the configured voice")
-    say.add_argument("text")
+    say.add_argument("text", nargs="?")
+    say.add_argument("--list", action="store_true", help="list the Spanish voices found")
     say.add_argument("--voice")
     say.add_argument("--rate", type=int)
     say.add_argument("--out", help="write a WAV file instead of playing it")

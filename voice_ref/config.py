@@ -41,7 +41,7 @@ class AudioSettings:
 
 @dataclass(frozen=True)
 class VoiceSettings:
-    voice: str = "es-419"
+    voice: str = "auto"  # the most natural Spanish voice installed (voice/voices.py)
     rate: int = 165
     volume: float = 1.0
 
@@ -124,7 +124,7 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
             push_to_talk=str(audio.get("push_to_talk", "")),
         ),
         voice=VoiceSettings(
-            voice=str(voice.get("voice", "es-419")),
+            voice=str(voice.get("voice", "auto")),
             rate=int(voice.get("rate", 165)),
             volume=float(voice.get("volume", 1.0)),
         ),

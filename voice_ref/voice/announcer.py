@@ -9,6 +9,10 @@ from recognizing the referee's own voice (`Announcer.deaf_at`).
 
 If pyttsx3 cannot start (no libespeak-ng, an odd driver), the `espeak-ng` program is called
 directly instead: same voice, same rate, same WAV.
+
+Which voice: `voices.choose_voice` — the configured one, or with `voice = "auto"` the most
+natural Spanish voice installed (system voices on macOS / Windows, MBROLA on Linux, else
+espeak-ng). `voice-ref say --list` shows what was found.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import numpy as np
 
 from voice_ref.config import VoiceSettings, load_config
 from voice_ref.voice.audio_in import device_or_default, read_wav, write_wav
+from voice_ref.voice.voices import Voice, VoiceKind, choose_voice, installed_voices, ranked
 
 SPEECH_RATE = 22050  # espeak-ng's own sample rate: its WAVs are read without resampling
 
@@ -50,14 +55,24 @@ class Speech:
 class Synthesizer:
     """Renders text with the configured Spanish voice. Not thread-safe: one thread uses it."""
 
-    def __init__(self, settings: VoiceSettings) -> None:
+    def __init__(self, settings: VoiceSettings, voice: Voice | None = None) -> None:
         self.settings = settings
+        self._voice = voice
         self._engine = None
         self._use_cli = False
+
+    @property
+    def voice(self) -> Voice:
+        """The voice in use (chosen on first use: discovery runs espeak-ng once)."""
+        if self._voice is None:
+            self._voice = choose_voice(installed_voices(), self.settings.voice)
+        return self._voice
 
     def render(self, text: str) -> Speech:
         with tempfile.TemporaryDirectory(prefix="voice_ref_tts_") as tmp:
             path = Path(tmp) / "say.wav"
+            if self.voice.kind is VoiceKind.MBROLA:
+                self._use_cli = True  # MBROLA voices are reached through espeak-ng
             if not self._use_cli:
                 try:
                     self._render_pyttsx3(text, path)
@@ -70,14 +85,18 @@ class Synthesizer:
     def _render_pyttsx3(self, text: str, path: Path) -> None:
         if self._engine is None:
             import pyttsx3
-            import pyttsx3.drivers.espeak as espeak_driver
 
-            # The espeak driver prints "Audio saved to ..." on stdout, our JSON channel.
-            # Swapping sys.stdout around the call is not thread-safe, so the driver module
-            # gets its own silent `print` instead.
-            espeak_driver.print = lambda *_args, **_kwargs: None
-            engine = pyttsx3.init("espeak")
-            engine.setProperty("voice", self.settings.voice)
+            if self.voice.kind is VoiceKind.NATIVE:
+                engine = pyttsx3.init()  # the platform's own driver (nsss, sapi5)
+            else:
+                import pyttsx3.drivers.espeak as espeak_driver
+
+                # The espeak driver prints "Audio saved to ..." on stdout, our JSON channel.
+                # Swapping sys.stdout around the call is not thread-safe, so the driver
+                # module gets its own silent `print` instead.
+                espeak_driver.print = lambda *_args, **_kwargs: None
+                engine = pyttsx3.init("espeak")
+            engine.setProperty("voice", self.voice.ident)
             engine.setProperty("rate", self.settings.rate)
             engine.setProperty("volume", self.settings.volume)
             self._engine = engine
@@ -94,8 +113,10 @@ class Synthesizer:
                 "or use --silent."
             )
         amplitude = str(round(max(0.0, min(1.0, self.settings.volume)) * 100))
+        # A system voice that failed is replaced by espeak-ng's own Spanish.
+        name = "es-419" if self.voice.kind is VoiceKind.NATIVE else self.voice.ident
         subprocess.run(
-            [exe, "-v", self.settings.voice, "-s", str(self.settings.rate), "-a", amplitude,
+            [exe, "-v", name, "-s", str(self.settings.rate), "-a", amplitude,
              "-w", str(path), text],
             check=True,
             capture_output=True,
@@ -292,15 +313,24 @@ def make_announcer(
 
 
 def main_say(args: argparse.Namespace) -> int:
-    """`voice-ref say "texto" [--voice V] [--rate N] [--out file.wav]`."""
+    """`voice-ref say "texto" [--voice V] [--rate N] [--out file.wav]`, or `say --list`."""
     config = load_config(getattr(args, "config", None))
     settings = VoiceSettings(
         voice=args.voice or config.voice.voice,
         rate=args.rate or config.voice.rate,
         volume=config.voice.volume,
     )
+    if getattr(args, "list", False):
+        return list_voices(settings.voice)
+    if not args.text:
+        print('voice-ref say: give a sentence to say, e.g. voice-ref say "Cinco quinas".',
+              file=sys.stderr)
+        return 2
+    synthesizer = Synthesizer(settings)
+    settings = VoiceSettings(voice=synthesizer.voice.ident, rate=settings.rate,
+                             volume=settings.volume)
     try:
-        speech = Synthesizer(settings).render(args.text)
+        speech = synthesizer.render(args.text)
     except (RuntimeError, subprocess.CalledProcessError) as exc:
         print(f"voice-ref say: could not synthesize speech: {exc}", file=sys.stderr)
         return 2
@@ -318,4 +348,19 @@ def main_say(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    return 0
+
+
+def list_voices(configured: str) -> int:
+    """`voice-ref say --list`: the Spanish voices found, best first, and the one in use."""
+    found = ranked(installed_voices())
+    chosen = choose_voice(found, configured)
+    print(f"Spanish voices found ({len(found)}), most natural first:")
+    for voice in found:
+        mark = "*" if voice == chosen else " "
+        print(f" {mark} {voice.describe()}")
+    if chosen not in found:
+        print(f" * {chosen.describe()}  (configured; not in the list, tried as given)")
+    how = "automatic choice" if configured.strip().casefold() == "auto" else "set in config"
+    print(f"In use: {chosen.ident} ({how}). Better voices: see README, \"The voice\".")
     return 0
