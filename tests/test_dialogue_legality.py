@@ -16,6 +16,16 @@ from voice_ref.language.intents import (
     QueryIntent,
     SimpleIntent,
 )
+from voice_ref.rules import (
+    Awaiting,
+    Calzo,
+    Dudo,
+    Paso,
+    PassCheck,
+    Raise,
+    RevealCount,
+    answers,
+)
 
 ABC = ("Ana", "Beto", "Carla")
 
@@ -45,6 +55,12 @@ ROWS: list[tuple[str, list[str], Intent, bool]] = [
     ("query any time", ["cinco quinas", "dudo"], QueryIntent(what="dice"), True),
     ("direction not asked", [], ChoiceIntent(value="derecha"), False),
     ("yes with no question", [], SimpleIntent(kind="yes"), False),
+    ("count said limpias when aces count", ["cinco quinas", "dudo"],
+     BidIntent(quantity=5, face=5, clean=True), False),
+    ("yes confirms an undo", ["cinco quinas", "dudo", "4", "me equivoqué"],
+     SimpleIntent(kind="yes"), True),
+    ("a bid waits for the undo answer", ["cinco quinas", "dudo", "4", "me equivoqué"],
+     BidIntent(quantity=2, face=3), False),
 ]
 
 
@@ -58,3 +74,16 @@ def test_is_legal_agrees_with_handling(lines: list[str], intent: Intent, legal: 
     assert ref.state() == before  # asking changes nothing
     if intent.type != "query":
         assert ref.handle_intent(intent).accepted is legal
+
+
+@pytest.mark.parametrize(
+    ("awaiting", "moves"),
+    [
+        (Awaiting.BID, (Raise, Dudo, Calzo, Paso)),
+        (Awaiting.COUNT, (RevealCount,)),
+        (Awaiting.PASS_CHECK, (PassCheck,)),
+        (Awaiting.GAME_OVER, ()),
+    ],
+)
+def test_rules_say_which_moves_answer_which_question(awaiting, moves):
+    assert answers(awaiting) == moves

@@ -47,6 +47,9 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "Mínimo: siete cuadras, ocho de otra pinta o cuatro ases.", {}),
     ("worked: 5 quinas -> 3 ases ok", {}, ["cinco quinas"], "tres ases", True,
      "Tres ases. Le toca a Carla.", {}),
+    ("after sextos any face", {}, ["cuatro sextos"], "cuatro quinas", False,
+     "No vale: después de cuatro sextos hay que subir. "
+     "Mínimo: cinco de cualquier pinta o tres ases.", {}),
     ("from aces minimum", {}, ["dos quinas", "dos ases"], "cuatro sextos", False,
      "No vale: después de dos ases hay que subir. "
      "Mínimo: cinco de cualquier pinta o tres ases.", {}),

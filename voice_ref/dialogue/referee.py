@@ -164,8 +164,10 @@ class Referee:
             return True
         talk = self._talk
         rolling = talk.rolling and self.game.awaiting is Awaiting.STARTER
-        if talk.confirm_new_game or talk.confirm_undo or rolling:
-            return intent.type in ("yes", "no", "number", "bid", "none", "starter")
+        if talk.confirm_new_game or talk.confirm_undo:
+            return intent.type in ("yes", "no")
+        if rolling:
+            return intent.type in ("number", "bid", "none", "starter")
         move = self._to_move(intent)
         if isinstance(move, str) or narration.not_awaited(move, self.game, self.speaker):
             return False
