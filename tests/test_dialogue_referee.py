@@ -390,6 +390,14 @@ def test_roll_for_starter_with_tie_and_ace_highest():
     assert undone.state["awaiting"] == "starter" and undone.state["turn"] == "Beto"
 
 
+def test_roll_then_the_starter_chooses_the_direction():
+    ref = referee(players=("Ana", "Beto"), starter="roll", direction=None)
+    assert ref.handle_text("tres").accepted
+    assert ref.handle_text("saqué un as").say == (
+        "Ana un tren y Beto un as: parte Beto. Beto, ¿izquierda o derecha?"
+    )
+
+
 @pytest.mark.parametrize(
     ("said", "face"),
     [("saqué un cinco", 5), ("saqué cinco", 5), ("me salió un as", 1), ("saqué una quina", 5),

@@ -501,8 +501,8 @@ class Referee:
         self._talk = replace(talk, rolling=False, rolls=rolls)
         outcome = self.game.push(ChooseStarter(top[0]))
         said = narration.roll_result(talk.rollers, rolls, top[0], self.speaker)
-        start = narration.round_start(self.game, self.speaker)
-        say = said if self.game.awaiting is Awaiting.BID else join(said, start)
+        # The roll already named the starter: next only the starter's question, if any.
+        say = said if self.game.awaiting is Awaiting.BID else join(said, self._question())
         return self._accept(
             before, intent, heard, say, kind=LineKind.QUESTION, actor=roller, what=what,
             move=outcome.move, confirm=self._confirmation_for(outcome),
