@@ -14,7 +14,8 @@ from voice_ref.language.intents import (
     Intent,
     NumberIntent,
     QueryIntent,
-    SimpleIntent,
+    DudoIntent,
+    YesIntent,
 )
 
 ABC = ("Ana", "Beto", "Carla")
@@ -34,17 +35,17 @@ ROWS: list[tuple[str, list[str], Intent, bool]] = [
     ("too low", ["cinco quinas"], BidIntent(quantity=5, face=3), False),
     ("aces conversion", ["cinco quinas"], BidIntent(quantity=3, face=1), True),
     ("aces too few", ["seis cuadras"], BidIntent(quantity=3, face=1), False),
-    ("dudo with a bid", ["cinco quinas"], SimpleIntent(kind="dudo"), True),
-    ("dudo by the opener", [], SimpleIntent(kind="dudo"), False),
-    ("out of turn", ["cinco quinas"], SimpleIntent(kind="dudo", player="Carla"), False),
-    ("named on turn", ["cinco quinas"], SimpleIntent(kind="dudo", player="Beto"), True),
+    ("dudo with a bid", ["cinco quinas"], DudoIntent(), True),
+    ("dudo by the opener", [], DudoIntent(), False),
+    ("out of turn", ["cinco quinas"], DudoIntent(player="Carla"), False),
+    ("named on turn", ["cinco quinas"], DudoIntent(player="Beto"), True),
     ("count while bidding", ["cinco quinas"], NumberIntent(value=4), False),
     ("count after dudo", ["cinco quinas", "dudo"], NumberIntent(value=4), True),
     ("count above table", ["cinco quinas", "dudo"], NumberIntent(value=16), False),
     ("bid while counting", ["cinco quinas", "dudo"], BidIntent(quantity=6, face=6), False),
     ("query any time", ["cinco quinas", "dudo"], QueryIntent(what="dice"), True),
     ("direction not asked", [], ChoiceIntent(value="derecha"), False),
-    ("yes with no question", [], SimpleIntent(kind="yes"), False),
+    ("yes with no question", [], YesIntent(), False),
 ]
 
 

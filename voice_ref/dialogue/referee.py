@@ -27,6 +27,7 @@ from voice_ref.dialogue.prompts import (
     sentence,
 )
 from voice_ref.dialogue.protocol import Reply, state_json
+from voice_ref.language.expecting import Expecting
 from voice_ref.language.intents import BidIntent, Intent, intent_from_json
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
@@ -68,15 +69,15 @@ _ANSWERS: dict[Awaiting, tuple[type[Move], ...]] = {
     Awaiting.MODALITY: (ChooseModality,),
     Awaiting.GAME_OVER: (),
 }
-_EXPECTING = {
-    Awaiting.STARTER: "starter",
-    Awaiting.DIRECTION: "choice",
-    Awaiting.BID: "turn",
-    Awaiting.COUNT: "count",
-    Awaiting.PASS_CHECK: "pass_check",
-    Awaiting.OBLIGAR: "yes_no",
-    Awaiting.MODALITY: "choice",
-    Awaiting.GAME_OVER: "any",
+_EXPECTING: dict[Awaiting, Expecting] = {
+    Awaiting.STARTER: Expecting.STARTER,
+    Awaiting.DIRECTION: Expecting.CHOICE,
+    Awaiting.BID: Expecting.TURN,
+    Awaiting.COUNT: Expecting.COUNT,
+    Awaiting.PASS_CHECK: Expecting.PASS_CHECK,
+    Awaiting.OBLIGAR: Expecting.YES_NO,
+    Awaiting.MODALITY: Expecting.CHOICE,
+    Awaiting.GAME_OVER: Expecting.ANY,
 }
 
 
@@ -199,12 +200,12 @@ class Referee:
     # ----------------------------------------------------------------- public API
 
     @property
-    def expecting(self) -> str:
+    def expecting(self) -> Expecting:
         """What kind of answer the recognizer should listen for now."""
         if self._talk.confirm_new_game:
-            return "yes_no"
+            return Expecting.YES_NO
         if self._roller() is not None:
-            return "count"  # "¿qué sacaste?" is answered with a number
+            return Expecting.COUNT  # "¿qué sacaste?" is answered with a number
         return _EXPECTING[self.game.awaiting]
 
     def allowed_phrases(self) -> list[Any]:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
 
+from voice_ref.language.expecting import Expecting
 from voice_ref.language.intents import (
     BidIntent,
     ChoiceIntent,
@@ -23,7 +24,8 @@ from voice_ref.language.intents import (
     Intent,
     NumberIntent,
     QueryIntent,
-    SimpleIntent,
+    NameOnlyIntent,
+    plain_intent,
     StarterIntent,
 )
 from voice_ref.language.numbers import number_to_words
@@ -50,7 +52,7 @@ from voice_ref.language.vocabulary import (
 )
 
 MAX_QUANTITY = 60  # bids and counts listed: 1..60 dice (12 players x 5)
-EXPECTING = ("turn", "count", "yes_no", "choice", "pass_check", "starter", "any")
+EXPECTING: tuple[Expecting, ...] = tuple(Expecting)
 _SLOT = "{player}"
 
 
@@ -190,7 +192,7 @@ class PhraseInventory:
                 yield False, " " + clean_word(fw, q, False)
 
     def _command(self, kind: str, canonical: bool) -> Iterator[Phrase]:
-        intent = SimpleIntent(kind=kind)
+        intent = plain_intent(kind)
         for text in COMMANDS[kind]:
             yield Phrase(text, intent)
             if canonical:
@@ -217,7 +219,7 @@ class PhraseInventory:
 
     def _names_alone(self) -> Iterator[Phrase]:
         for player in self.players:
-            yield Phrase(player, SimpleIntent(kind="none", player=player))
+            yield Phrase(player, NameOnlyIntent(player=player))
 
     def _hands(self, canonical: bool) -> Iterator[Phrase]:
         """Each five-dice hand once: grouped ("dos ases y tres sextos"), listed if not canonical."""

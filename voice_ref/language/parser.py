@@ -35,7 +35,8 @@ from voice_ref.language.intents import (
     Intent,
     NumberIntent,
     QueryIntent,
-    SimpleIntent,
+    NameOnlyIntent,
+    plain_intent,
     StarterIntent,
 )
 from voice_ref.language.numbers import number_words, read_number
@@ -160,11 +161,11 @@ class Parser:
     def _build_phrases(self) -> None:
         for kind, phrases in COMMANDS.items():
             for text in phrases:
-                self._fixed[_toks(text)] = SimpleIntent(kind=kind)
+                self._fixed[_toks(text)] = plain_intent(kind)
                 if kind in PRONOUN_COMMANDS:
-                    self._fixed[_toks(f"{PRONOUN} {text}")] = SimpleIntent(kind=kind)
+                    self._fixed[_toks(f"{PRONOUN} {text}")] = plain_intent(kind)
                 if kind in POLITE_COMMANDS:
-                    self._fixed[_toks(f"{text} {POLITE}")] = SimpleIntent(kind=kind)
+                    self._fixed[_toks(f"{text} {POLITE}")] = plain_intent(kind)
         for text in ZERO_PHRASES:
             self._fixed[_toks(text)] = NumberIntent(value=0)
         for value, phrases in CHOICES.items():
@@ -260,7 +261,7 @@ class Parser:
         player, i = named
         rest = words[self._skip_interjections(words, i) :]
         if not rest:
-            return SimpleIntent(kind="none", player=player)
+            return NameOnlyIntent(player=player)
         intent = self._body(rest)
         return None if intent is None else _with_player(intent, player)
 
