@@ -11,10 +11,10 @@ from voice_ref.dialogue.referee import Referee, TableSetup
 from voice_ref.language.intents import (
     BidIntent,
     ChoiceIntent,
+    DudoIntent,
     Intent,
     NumberIntent,
     QueryIntent,
-    DudoIntent,
     YesIntent,
 )
 

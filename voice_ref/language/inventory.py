@@ -22,11 +22,11 @@ from voice_ref.language.intents import (
     ChoiceIntent,
     HandIntent,
     Intent,
+    NameOnlyIntent,
     NumberIntent,
     QueryIntent,
-    NameOnlyIntent,
-    plain_intent,
     StarterIntent,
+    plain_intent,
 )
 from voice_ref.language.numbers import number_to_words
 from voice_ref.language.vocabulary import (

@@ -33,11 +33,11 @@ from voice_ref.language.intents import (
     ChoiceIntent,
     HandIntent,
     Intent,
+    NameOnlyIntent,
     NumberIntent,
     QueryIntent,
-    NameOnlyIntent,
-    plain_intent,
     StarterIntent,
+    plain_intent,
 )
 from voice_ref.language.numbers import number_words, read_number
 from voice_ref.language.text import phonetic, tokenize
