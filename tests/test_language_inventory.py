@@ -46,7 +46,8 @@ def test_canonical_has_one_text_per_bid_per_face_word():
     assert by_text["veintiún trenes"] == BidIntent(quantity=21, face=3)
     assert by_text["una quina limpia"] == BidIntent(quantity=1, face=5, clean=True)
     bids = [p for p in turn if isinstance(p.intent, BidIntent)]
-    assert len(bids) == 60 * 13 * 2  # quantities x face words x (plain, limpio)
+    # quantities x face words x (plain, limpio), plus "un dos" .. "un seis" (faces as numbers)
+    assert len(bids) == 60 * 13 * 2 + 5
     assert "hay cinco quinas" not in by_text
     assert "Ana cinco quinas" not in by_text
 
