@@ -13,7 +13,6 @@ roll ("Ana, ¿qué sacaste?") and the "¿nueva partida?" confirmation.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -28,11 +27,11 @@ from voice_ref.dialogue.prompts import (
 )
 from voice_ref.dialogue.protocol import Reply, state_json
 from voice_ref.language.expecting import Expecting
-from voice_ref.language.intents import BidIntent, Intent, intent_from_json
+from voice_ref.language.intents import Intent, intent_from_json
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
-from voice_ref.language.text import fold, tokenize
-from voice_ref.language.vocabulary import FACE_WORDS, dialect_faces
+from voice_ref.language.spoken import addressed_stranger, face_alone
+from voice_ref.language.vocabulary import dialect_faces
 from voice_ref.rules.bid import Bid
 from voice_ref.rules.errors import IllegalMove, Reason
 from voice_ref.rules.faces import Face
@@ -254,9 +253,9 @@ class Referee:
             return self._reject(None, text, self.prompts.say("reject.too_long"))
         intent = self._parse(text)
         if intent is None and self._roller() is not None:
-            intent = _face_alone(text)  # "quina" answers "¿qué sacaste?"
+            intent = face_alone(text)  # "quina" answers "¿qué sacaste?"
         stranger = (
-            _spoken_stranger(text, self.players) if intent is None or not intent.player else None
+            addressed_stranger(text, self.players) if intent is None or not intent.player else None
         )
         if stranger:  # "Xavier, dudo": the parser only knows the seated names
             say = self.prompts.say("illegal.unknown_player", player=stranger)
@@ -811,15 +810,6 @@ class Referee:
         return " ".join(sentence(p) for p in parts if p)
 
 
-def _face_alone(text: str) -> Intent | None:
-    """A face name said alone ("quina", "as") as a one-die bid, for the starter roll."""
-    word = " ".join(tokenize(text))
-    for fw in FACE_WORDS:
-        if word == fold(fw.singular):
-            return BidIntent(quantity=1, face=fw.face)
-    return None
-
-
 def _rolled_face(intent: Intent) -> int | None:
     """A starter-roll answer: "quina", "cinco", "un as" -> the face, else None."""
     if intent.type == "number" and 1 <= intent.value <= 6:  # type: ignore[attr-defined]
@@ -827,25 +817,3 @@ def _rolled_face(intent: Intent) -> int | None:
     if intent.type == "bid" and intent.quantity == 1:  # type: ignore[attr-defined]
         return intent.face  # type: ignore[attr-defined]
     return None
-
-
-_NAME_FIRST = re.compile(r"^\s*([A-ZÁÉÍÓÚÑ][\wáéíóúñü]+)\s*,")
-_NAME_AFTER = re.compile(r"\b(?:parte|empieza|llamado)\s+([A-ZÁÉÍÓÚÑ][\wáéíóúñü]+)", re.UNICODE)
-
-
-def _spoken_stranger(text: str, players: tuple[str, ...]) -> str | None:
-    """A capitalised name addressed in typed text that is nobody at the table."""
-    seated = {p.casefold() for p in players}
-    for pattern in (_NAME_FIRST, _NAME_AFTER):
-        m = pattern.search(text)
-        if m and m.group(1).casefold() not in seated and m.group(1).casefold() not in _NOT_NAMES:
-            return m.group(1)
-    return None
-
-
-_NOT_NAMES_TEXT = """
-    sí si no dudo calzo paso oye ya bueno vale ok okay eh ah uy mira pues entonces listo
-    claro ahora perdón disculpa a la izquierda derecha abierta cerrada partida nueva
-    repite cuántos cuántas quién
-"""
-_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())

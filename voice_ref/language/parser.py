@@ -97,7 +97,9 @@ class Parser:
         self._skip = {w for text in INTERJECTIONS for w in tokenize(text)}
         self._vocab = self.grammar.words() | self._skip
         self._keys: dict[str, str] = {}
-        for word in sorted(self._vocab):
+        # A near-miss is never corrected into a hesitation: that would silence a real word
+        # ("no veno" is not "no bueno" -> "no").
+        for word in sorted(self._vocab - self._skip):
             self._keys.setdefault(phonetic(word), word)
         self._key_list = list(self._keys)
         self._cache: dict[str, list[tuple[str, float]]] = {}
