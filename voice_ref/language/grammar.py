@@ -181,7 +181,12 @@ class HandSlot:
         and_word: str,
         min_dice: int,
         max_dice: int,
+        numerals: Mapping[int, tuple[str, str]] | None = None,  # face -> ("cinco", "cincos")
     ) -> None:
+        self.numerals = dict(numerals or {})
+        self._singular_numerals = {
+            tokenize(singular)[0]: (face, False) for face, (singular, _) in self.numerals.items()
+        }
         self.faces = dict(faces)
         self.spoken = dict(spoken)
         self.all_words = all_words
@@ -209,13 +214,16 @@ class HandSlot:
         while i < len(words):
             if groups and words[i] == self.and_word:
                 i += 1
-            count = 1
+            count, counted = 1, False
             number = read_number(words, i)
             if number is not None and words[i] not in self.faces:
-                count, i = number
-            if i >= len(words) or words[i] not in self.faces or not 1 <= count <= 5:
+                (count, i), counted = number, True
+            face = self.faces.get(words[i]) if i < len(words) else None
+            if face is None and counted and count == 1 and i < len(words):
+                face = self._singular_numerals.get(words[i])  # "un dos"
+            if face is None or not 1 <= count <= 5:
                 return None
-            faces.extend([self.faces[words[i]][0]] * count)
+            faces.extend([face[0]] * count)
             groups += 1
             i += 1
         if groups < 2 or not self.min_dice <= len(faces) <= self.max_dice:
@@ -245,6 +253,13 @@ class HandSlot:
                 said = [self._group(face, n) for face, n in groups]
                 yield SlotValue(f"{' '.join(said[:-1])} {self.and_word} {said[-1]}", hand)
             yield SlotValue(" ".join(self.spoken[f][0] for f in hand), hand, cost=1)
+            if self.numerals and len(groups) > 1:  # "dos cincos y tres seises"
+                said = [
+                    f"{number_to_words(n)} {self.numerals[face][0 if n == 1 else 1]}"
+                    for face, n in groups
+                ]
+                text = f"{' '.join(said[:-1])} {self.and_word} {said[-1]}"
+                yield SlotValue(text, hand, cost=RARE)
             pips = [number_to_words(f, apocope=False) for f in hand]
             yield SlotValue(f"{' '.join(pips[:-1])} {self.and_word} {pips[-1]}", hand, cost=1)
 
@@ -614,7 +629,15 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
         "call_end": plain(v.CALL_ENDS, RARE),
         "correction_lead": plain(v.CORRECTION_LEADS, RARE),
         "direction_prefix": plain(v.DIRECTION_PREFIXES),
-        "hand": HandSlot(hand_faces, spoken, v.HAND_ALL, v.AND, MIN_HAND_DICE, MAX_HAND_DICE),
+        "hand": HandSlot(
+            hand_faces,
+            spoken,
+            v.HAND_ALL,
+            v.AND,
+            MIN_HAND_DICE,
+            MAX_HAND_DICE,
+            {fw.face: (fw.singular, fw.plural) for fw in v.NUMERAL_FACES},
+        ),
     }
 
 
