@@ -330,7 +330,7 @@ def test_sample_sizes_stay_near_the_old_inventory():
     assert sizes[Expecting.YES_NO] == (5, 15)
     assert sizes[Expecting.CHOICE] == (4, 12)
     assert sizes[Expecting.PASS_CHECK] == (257, 771)
-    assert sizes[Expecting.STARTER][0] <= 80
+    assert sizes[Expecting.STARTER][0] == 14
 
 
 def test_template_syntax():

@@ -367,6 +367,7 @@ class Rule:
     template: str
     contexts: frozenset[Expecting]
     expr: Expr
+    cost: int = 0  # decorations the whole rule counts for when sampled (uncommon rules: 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,7 +445,10 @@ class Grammar:
         for rule in self.rules:
             if context is not Expecting.ANY and context not in rule.contexts:
                 continue
-            for words, binds, _ in self._expand(rule.expr, int(level), ()):
+            budget = int(level) - rule.cost
+            if budget < 0:
+                continue
+            for words, binds, _ in self._expand(rule.expr, budget, ()):
                 text = " ".join(words)
                 if text in seen:
                     continue
@@ -645,7 +649,13 @@ def spanish_rules() -> list[Rule]:
     from voice_ref.language import vocabulary as v
 
     return [
-        Rule(key, template, frozenset(contexts), parse_template(template, v.EXPANSIONS))
+        Rule(
+            key,
+            template,
+            frozenset(contexts),
+            parse_template(template, v.EXPANSIONS),
+            cost=1 if template in v.UNCOMMON_TEMPLATES else 0,
+        )
         for key, contexts, template in v.TEMPLATES
     ]
 
