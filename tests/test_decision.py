@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voice_ref.language.intents import BidIntent, Intent, SimpleIntent
+from voice_ref.language.intents import BidIntent, DudoIntent, Intent
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision import decide
@@ -73,6 +73,6 @@ def test_confirmation_keeps_the_heard_bid_as_first_alternative() -> None:
 def test_accept_score_is_the_boundary(threshold: float) -> None:
     above = decide(utt(("dudo", threshold + 0.01)), PARSER, accept_score=threshold)
     below = decide(utt(("dudo", threshold - 0.01)), PARSER, accept_score=threshold)
-    assert above.action == "accept" and above.intent == SimpleIntent(kind="dudo")
+    assert above.action == "accept" and above.intent == DudoIntent()
     assert below.action == "ignore" and below.intent is None
     assert not below.is_game_action and above.is_game_action

@@ -2,7 +2,7 @@
 
 import pytest
 
-from voice_ref.language.intents import BidIntent, HandIntent, NumberIntent, SimpleIntent
+from voice_ref.language.intents import BidIntent, DudoIntent, HandIntent, NumberIntent, PasoIntent
 from voice_ref.language.inventory import EXPECTING, PhraseInventory
 from voice_ref.language.parser import Parser
 from voice_ref.language.text import tokenize
@@ -46,7 +46,8 @@ def test_canonical_has_one_text_per_bid_per_face_word():
     assert by_text["veintiún trenes"] == BidIntent(quantity=21, face=3)
     assert by_text["una quina limpia"] == BidIntent(quantity=1, face=5, clean=True)
     bids = [p for p in turn if isinstance(p.intent, BidIntent)]
-    assert len(bids) == 60 * 13 * 2  # quantities x face words x (plain, limpio)
+    # quantities x face words x (plain, limpio), plus "un dos" .. "un seis" (faces as numbers)
+    assert len(bids) == 60 * 13 * 2 + 5
     assert "hay cinco quinas" not in by_text
     assert "Ana cinco quinas" not in by_text
 
@@ -54,8 +55,8 @@ def test_canonical_has_one_text_per_bid_per_face_word():
 def test_non_canonical_adds_fillers_and_names():
     texts = {p.text: p.intent for p in INVENTORY.phrases("turn", canonical=False)}
     assert texts["hay cinco quinas"] == BidIntent(quantity=5, face=5)
-    assert texts["Beto dudo"] == SimpleIntent(kind="dudo", player="Beto")
-    assert texts["yo paso"] == SimpleIntent(kind="paso")
+    assert texts["Beto dudo"] == DudoIntent(player="Beto")
+    assert texts["yo paso"] == PasoIntent()
     assert texts["tres quinas sucias"] == BidIntent(quantity=3, face=5)
 
 

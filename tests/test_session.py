@@ -258,7 +258,7 @@ def test_no_reask_while_waiting_for_a_bid(tmp_path):
 
 
 def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
-    from voice_ref.language.intents import BidIntent, SimpleIntent
+    from voice_ref.language.intents import BidIntent, YesIntent
 
     def decide(utterance, referee, expecting):
         text = utterance.best.text
@@ -266,7 +266,7 @@ def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
             return Heard("confirm", text, BidIntent(quantity=5, face=6),
                          0.6, "¿Dijiste cinco sextos?")
         if text == "sí":
-            return Heard("accept", text, SimpleIntent(kind="yes"), 0.9)
+            return Heard("accept", text, YesIntent(), 0.9)
         return Heard("ignore", text)
 
     wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.3), ("hace calor", 0.3),

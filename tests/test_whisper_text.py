@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voice_ref.language.intents import BidIntent, NumberIntent, SimpleIntent
+from voice_ref.language.intents import BidIntent, DudoIntent, NumberIntent
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.voice.asr.whisper_backend import (
     Candidate,
@@ -27,7 +27,7 @@ from voice_ref.voice.asr.whisper_backend import (
         ("treinta y dos quinas", BidIntent(quantity=32, face=5), "32 quinas"),
         ("cero", NumberIntent(value=0), "0"),
         ("un tren", BidIntent(quantity=1, face=3), None),
-        ("dudo", SimpleIntent(kind="dudo"), None),
+        ("dudo", DudoIntent(), None),
     ],
 )
 def test_digit_spelling(text: str, intent, variant: str | None) -> None:  # noqa: ANN001

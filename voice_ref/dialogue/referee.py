@@ -18,7 +18,6 @@ starter roll ("Ana, ¿qué sacaste?") and the pending yes/no confirmations.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -27,18 +26,30 @@ from voice_ref.dialogue.narration import join
 from voice_ref.dialogue.prompts import Prompts, Speaker, join_words, number
 from voice_ref.dialogue.protocol import LineKind, Reply, state_json
 from voice_ref.dialogue.setup import STARTER_POLICIES, StarterPolicy, TableSetup
+from voice_ref.language.expecting import Expecting
 from voice_ref.language.intents import (
     BidIntent,
+    CalzoIntent,
+    ChoiceIntent,
+    CorrectionIntent,
+    DudoIntent,
+    HandIntent,
     Intent,
+    NameOnlyIntent,
+    NewGameIntent,
+    NoIntent,
     NumberIntent,
-    SimpleIntent,
+    PasoIntent,
+    QueryIntent,
+    RepeatIntent,
+    StarterIntent,
+    UndoIntent,
+    YesIntent,
     intent_from_json,
 )
 from voice_ref.language.inventory import PhraseInventory
-from voice_ref.language.numbers import read_number
 from voice_ref.language.parser import Parser
-from voice_ref.language.text import fold, tokenize
-from voice_ref.language.vocabulary import FACE_WORDS
+from voice_ref.language.spoken import addressed_stranger, face_alone
 from voice_ref.rules.bid import Bid
 from voice_ref.rules.errors import IllegalMove
 from voice_ref.rules.faces import Face
@@ -65,15 +76,15 @@ MAX_QUANTITY = 60  # a bid above this is a mishearing (ten players of six dice).
 # ...unless the rules make it the minimum (after treinta ases: sesenta y una of a face).
 MAX_TEXT = 200  # characters; longer lines are not speech
 
-_EXPECTING = {
-    Awaiting.STARTER: "starter",
-    Awaiting.DIRECTION: "choice",
-    Awaiting.BID: "turn",
-    Awaiting.COUNT: "count",
-    Awaiting.PASS_CHECK: "pass_check",
-    Awaiting.OBLIGAR: "yes_no",
-    Awaiting.MODALITY: "choice",
-    Awaiting.GAME_OVER: "any",
+_EXPECTING: dict[Awaiting, Expecting] = {
+    Awaiting.STARTER: Expecting.STARTER,
+    Awaiting.DIRECTION: Expecting.CHOICE,
+    Awaiting.BID: Expecting.TURN,
+    Awaiting.COUNT: Expecting.COUNT,
+    Awaiting.PASS_CHECK: Expecting.PASS_CHECK,
+    Awaiting.OBLIGAR: Expecting.YES_NO,
+    Awaiting.MODALITY: Expecting.CHOICE,
+    Awaiting.GAME_OVER: Expecting.ANY,
 }
 
 
@@ -141,12 +152,12 @@ class Referee:
     # ----------------------------------------------------------------- public API
 
     @property
-    def expecting(self) -> str:
+    def expecting(self) -> Expecting:
         """What kind of answer the recognizer should listen for now."""
         if self._talk.confirm_new_game or self._talk.confirm_undo:
-            return "yes_no"
+            return Expecting.YES_NO
         if self._roller() is not None:
-            return "count"  # "¿qué sacaste?" is answered with a number
+            return Expecting.COUNT  # "¿qué sacaste?" is answered with a number
         return _EXPECTING[self.game.awaiting]
 
     def allowed_phrases(self) -> list[Any]:
@@ -160,14 +171,17 @@ class Referee:
     def is_legal(self, intent: Intent) -> bool:
         """Whether the game would accept this intent now (the voice layer asks before acting,
         to confirm a misheard bid instead of rejecting it)."""
-        if intent.type in ("query", "repeat", "undo", "new_game"):
+        if isinstance(intent, QueryIntent | RepeatIntent | UndoIntent | NewGameIntent):
             return True
         talk = self._talk
         rolling = talk.rolling and self.game.awaiting is Awaiting.STARTER
         if talk.confirm_new_game or talk.confirm_undo:
-            return intent.type in ("yes", "no")
+            return isinstance(intent, YesIntent | NoIntent)
         if rolling:
-            return intent.type in ("number", "bid", "none", "starter")
+            return isinstance(intent, NumberIntent | BidIntent | NameOnlyIntent | StarterIntent)
+        if isinstance(intent, CorrectionIntent):
+            last = self._steps[-1] if self._steps else None
+            return last is not None and isinstance(last.move, Raise)
         move = self._to_move(intent)
         if isinstance(move, str) or narration.not_awaited(move, self.game, self.speaker):
             return False
@@ -209,18 +223,14 @@ class Referee:
             return self._reject(None, text, self.prompts.say("reject.too_long"))
         intent = self._parse(text)
         if intent is None and self._roller() is not None:
-            intent = _rolled_words(text)  # "quina", "saqué un cinco" answer "¿qué sacaste?"
-        if intent is None:
-            correction = _correction(text, self._parse, self.players)
-            if correction is not None:
-                return self.correct(correction, heard=text)
+            intent = face_alone(text)  # "quina" answers "¿qué sacaste?"
         stranger = (
-            _spoken_stranger(text, self.players) if intent is None or not intent.player else None
+            addressed_stranger(text, self.players) if intent is None or not intent.player else None
         )
         if stranger:  # "Xavier, dudo": the parser only knows the seated names
             say = self.prompts.say("illegal.unknown_player", player=stranger)
             return self._reject(intent, text, say)
-        if intent is None or (intent.type == "none" and intent.player is None):
+        if intent is None or (isinstance(intent, NameOnlyIntent) and intent.player is None):
             return self._reject(intent, text, self.prompts.say("reject.not_understood"))
         return self.handle_intent(intent, heard=text)
 
@@ -262,7 +272,7 @@ class Referee:
             self.game.push(step.move)
             self._steps.append(step)
             return self._reject(bid, heard, reply.say)
-        self._write(SimpleIntent(kind="undo", player=last.actor), heard)
+        self._write(UndoIntent(player=last.actor), heard)
         self._write(retry, heard)
         said = self.speaker.bid(retry.quantity, retry.face, retry.clean)
         say = join(self.prompts.say("announce.correction", bid=said), self._question())
@@ -290,17 +300,20 @@ class Referee:
 
     def _dispatch(self, intent: Intent, heard: str | None) -> Reply:
         """The one place an intent is routed to its handler."""
-        kind = intent.type
         talk = self._talk
-        if kind == "query":
-            return self._query(intent, heard)
-        if kind == "repeat":
-            return Reply(heard, intent, True, self._last_say, self.state(), kind=LineKind.QUERY)
-        if kind == "undo":
-            return self._undo(intent, heard)
+        match intent:
+            case QueryIntent():
+                return self._query(intent, heard)
+            case RepeatIntent():
+                return Reply(heard, intent, True, self._last_say, self.state(),
+                             kind=LineKind.QUERY)
+            case UndoIntent():
+                return self._undo(intent, heard)
+            case CorrectionIntent():
+                return self.correct(intent.bid, heard)
         if talk.confirm_undo:
             return self._confirm_undo(intent, heard)
-        if kind == "new_game":
+        if isinstance(intent, NewGameIntent):
             return self._ask_new_game(intent, heard)
         if talk.confirm_new_game:
             return self._confirm_new_game(intent, heard)
@@ -350,63 +363,60 @@ class Referee:
     def _to_move(self, intent: Intent) -> Move | str:
         """The move an intent means now, or the Spanish reason it means nothing."""
         p = self.prompts
-        kind = intent.type
         by = intent.player
         game = self.game
         awaiting = game.awaiting
-        if kind == "bid":
-            quantity, face = intent.quantity, intent.face  # type: ignore[attr-defined]
-            clean = intent.clean  # type: ignore[attr-defined]
-            if face not in range(1, 7):
-                return p.say("reject.bad_face")
-            challenge = game.challenge
-            if awaiting is Awaiting.COUNT and challenge is not None and face == challenge.bid.face:
-                # "había cuatro quinas" answers the count (docs/RULES_DECISIONS.md);
-                # "limpias" would say aces were left out of a count that includes them.
-                if clean and challenge.wild_aces:
-                    question = narration.count_question(game, self.speaker)
-                    return p.say("reject.count_clean_wrong", question=question)
-                return RevealCount(quantity)
-            cap = max([MAX_QUANTITY, *(b.quantity for b in game.minimum_bids())])
-            if quantity > cap:
-                return p.say("reject.too_many", number=number(cap))
-            return Raise(Bid(quantity, Face(face), clean), by=by)
-        if kind == "number":
-            value = intent.value  # type: ignore[attr-defined]
-            if awaiting is Awaiting.BID:
-                return p.say("reject.incomplete_bid", number=number(value, feminine=True))
-            return RevealCount(value)  # outside a count: refused with the pending question
-        if kind == "dudo":
-            return Dudo(by=by)
-        if kind == "calzo":
-            return Calzo(by=by)
-        if kind == "paso":
-            return Paso(by=by)
-        if kind in ("yes", "no"):
-            if awaiting is Awaiting.OBLIGAR:
-                return ObligarAnswer(kind == "yes", by=by)
-            return PassCheck(valid=kind == "yes")
-        if kind == "hand":
-            faces = intent.faces  # type: ignore[attr-defined]
-            if any(f not in range(1, 7) for f in faces):
-                return p.say("reject.bad_face")
-            return PassCheck(hand=tuple(Face(f) for f in faces))
-        if kind == "choice":
-            value = intent.value  # type: ignore[attr-defined]
-            if value in ("abierta", "cerrada"):
-                return ChooseModality(Modality(value), by=by)
-            return ChooseDirection(Direction(value), by=by)
-        if kind == "starter" and by is not None:
-            return ChooseStarter(by)
-        if kind == "none" and by is not None:
-            if awaiting is Awaiting.STARTER:
+        match intent:
+            case BidIntent(quantity=quantity, face=face, clean=clean):
+                if face not in range(1, 7):
+                    return p.say("reject.bad_face")
+                challenge = game.challenge
+                if (awaiting is Awaiting.COUNT and challenge is not None
+                        and face == challenge.bid.face):
+                    # "había cuatro quinas" answers the count (docs/RULES_DECISIONS.md);
+                    # "limpias" would say aces were left out of a count that includes them.
+                    if clean and challenge.wild_aces:
+                        question = narration.count_question(game, self.speaker)
+                        return p.say("reject.count_clean_wrong", question=question)
+                    return RevealCount(quantity)
+                cap = max([MAX_QUANTITY, *(b.quantity for b in game.minimum_bids())])
+                if quantity > cap:
+                    return p.say("reject.too_many", number=number(cap))
+                return Raise(Bid(quantity, Face(face), clean), by=by)
+            case NumberIntent(value=value):
+                if awaiting is Awaiting.BID:
+                    return p.say("reject.incomplete_bid", number=number(value, feminine=True))
+                return RevealCount(value)  # outside a count: refused with the pending question
+            case DudoIntent():
+                return Dudo(by=by)
+            case CalzoIntent():
+                return Calzo(by=by)
+            case PasoIntent():
+                return Paso(by=by)
+            case YesIntent() | NoIntent():
+                yes = isinstance(intent, YesIntent)
+                if awaiting is Awaiting.OBLIGAR:
+                    return ObligarAnswer(yes, by=by)
+                return PassCheck(valid=yes)
+            case HandIntent(faces=faces):
+                if any(f not in range(1, 7) for f in faces):
+                    return p.say("reject.bad_face")
+                return PassCheck(hand=tuple(Face(f) for f in faces))
+            case ChoiceIntent(value=value):
+                if value in ("abierta", "cerrada"):
+                    return ChooseModality(Modality(value), by=by)
+                return ChooseDirection(Direction(value), by=by)
+            case StarterIntent() if by is not None:
                 return ChooseStarter(by)
-            if awaiting is Awaiting.BID and by == game.turn:
-                return p.say("reject.name_only", player=by)
-            expected = game.turn or game.addressed
-            if expected and by != expected:
-                return p.say("illegal.not_your_turn_speaker", speaker=by, player=expected)
-            return self._pending_or("reject.not_understood")
+            case NameOnlyIntent() if by is not None:
+                if awaiting is Awaiting.STARTER:
+                    return ChooseStarter(by)
+                if awaiting is Awaiting.BID and by == game.turn:
+                    return p.say("reject.name_only", player=by)
+                expected = game.turn or game.addressed
+                if expected and by != expected:
+                    return p.say("illegal.not_your_turn_speaker", speaker=by, player=expected)
+                return self._pending_or("reject.not_understood")
         return p.say("reject.not_understood")
 
     def _pending_or(self, key: str) -> str:
@@ -447,9 +457,9 @@ class Referee:
 
     def _confirm_new_game(self, intent: Intent, heard: str | None) -> Reply:
         p = self.prompts
-        if intent.type in ("yes", "no"):
+        if isinstance(intent, YesIntent | NoIntent):
             before = self._before()
-            if intent.type == "yes":
+            if isinstance(intent, YesIntent):
                 self._start_game(games=self._talk.games + 1)
                 say = join(p.say("opening.new_game"), self._game_start_line())
                 return self._accept(
@@ -467,7 +477,9 @@ class Referee:
         """The starter roll: each player says their face; As is highest; ties roll again."""
         p = self.prompts
         talk = self._talk
-        if intent.type == "starter" or (intent.type == "none" and intent.player):
+        if isinstance(intent, StarterIntent) or (
+            isinstance(intent, NameOnlyIntent) and intent.player
+        ):
             self._talk = replace(talk, rolling=False)
             reply = self._play(intent, heard)
             if not reply.accepted:
@@ -529,9 +541,9 @@ class Referee:
 
     def _confirm_undo(self, intent: Intent, heard: str | None) -> Reply:
         p = self.prompts
-        if intent.type == "yes":
+        if isinstance(intent, YesIntent):
             return self._take_back(intent, heard)
-        if intent.type == "no":
+        if isinstance(intent, NoIntent):
             self._talk = replace(self._talk, confirm_undo=False)
             self._write(intent, heard)
             say = join(p.say("announce.undo_cancelled"), self._question())
@@ -622,75 +634,11 @@ class Referee:
         return self.game.turn or self.game.addressed
 
 
-# -------------------------------------------------------------- words the grammar lacks
-# The two helpers below read phrases the parser's grammar does not cover yet
-# ("saqué un cinco", "no, dije cinco quinas"); they belong in voice_ref/language.
-
-_ROLL_LEAD = frozenset({"saque", "me", "salio", "tengo", "tire", "un", "una", "el", "la"})
-_CORRECTION_LEAD = frozenset({"dije", "digo", "era", "es", "perdon"})
-
-
-def _rolled_words(text: str) -> Intent | None:
-    """ "quina", "saqué un cinco", "me salió un as" -> a one-die answer for the starter roll."""
-    words = tokenize(text)
-    while words and words[0] in _ROLL_LEAD:
-        words = words[1:]
-    if not words:
-        return None
-    if len(words) == 1:
-        for fw in FACE_WORDS:
-            if words[0] in (fold(fw.singular), fold(fw.plural)):
-                return BidIntent(quantity=1, face=fw.face)
-    read = read_number(words)
-    if read is not None and read[1] == len(words):
-        return NumberIntent(value=read[0])
-    return None
-
-
-def _correction(text: str, parse: Any, players: tuple[str, ...]) -> BidIntent | None:
-    """ "no, dije cinco quinas" / "Ana, no, cinco quinas" -> the corrected bid, else None."""
-    words = tokenize(text)
-    player = None
-    seated = {fold(p): p for p in players}
-    if words and words[0] in seated:
-        player, words = seated[words[0]], words[1:]
-    if len(words) < 3 or words[0] != "no":
-        return None
-    words = words[1:]
-    while words and words[0] in _CORRECTION_LEAD:
-        words = words[1:]
-    intent = parse(" ".join(words))
-    if not isinstance(intent, BidIntent) or intent.player is not None:
-        return None
-    return replace(intent, player=player)
-
-
 def _rolled_face(intent: Intent) -> int | None:
     """A starter-roll answer: "quina", "cinco", "un as" -> the face, else None."""
-    if intent.type == "number" and 1 <= intent.value <= 6:  # type: ignore[attr-defined]
-        return intent.value  # type: ignore[attr-defined]
-    if intent.type == "bid" and intent.quantity == 1:  # type: ignore[attr-defined]
-        return intent.face  # type: ignore[attr-defined]
+    match intent:
+        case NumberIntent(value=value) if 1 <= value <= 6:
+            return value
+        case BidIntent(quantity=1, face=face):
+            return face
     return None
-
-
-_NAME_FIRST = re.compile(r"^\s*([A-ZÁÉÍÓÚÑ][\wáéíóúñü]+)\s*,")
-_NAME_AFTER = re.compile(r"\b(?:parte|empieza|llamado)\s+([A-ZÁÉÍÓÚÑ][\wáéíóúñü]+)", re.UNICODE)
-
-
-def _spoken_stranger(text: str, players: tuple[str, ...]) -> str | None:
-    """A capitalised name addressed in typed text that is nobody at the table."""
-    seated = {p.casefold() for p in players}
-    for pattern in (_NAME_FIRST, _NAME_AFTER):
-        m = pattern.search(text)
-        if m and m.group(1).casefold() not in seated and m.group(1).casefold() not in _NOT_NAMES:
-            return m.group(1)
-    return None
-
-
-_NOT_NAMES_TEXT = """
-    sí si no dudo calzo paso oye ya bueno vale ok okay eh ah uy mira pues entonces listo
-    claro ahora perdón disculpa a la izquierda derecha abierta cerrada partida nueva
-    repite cuántos cuántas quién
-"""
-_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())

@@ -1,10 +1,9 @@
 """The game's Spanish words as data: the single source for what the referee says,
 what the phrase inventory lists and what the parser understands.
 
-Tables hold *core* phrases (what `PhraseInventory(canonical=True)` lists);
-the decorations below them ("yo dudo", "a la izquierda", "Beto, ...", "hay
-cinco quinas") are added by the inventory and accepted by the parser.
-`{player}` marks where a player's name goes.
+Word tables (faces, fillers, numbers) and the sentence rules (`TEMPLATES`, in
+hassil's template syntax) are data here; `grammar.py` turns them into the one
+rule tree that the phrase inventory samples and the parser matches.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from voice_ref.language.expecting import Expecting
 from voice_ref.language.numbers import number_to_words
 
 
@@ -67,6 +67,18 @@ CLEAN_WORDS: dict[str, bool] = {
     "sucias": False,
 }
 
+# Faces said as their number, common in Peru, Bolivia, Costa Rica and at many Chilean
+# tables (RULES.md, "Core"): "cuatro cincos" = four quinas, "tres unos" = three aces.
+# The plural only follows a plural count; the singular only follows "un" ("un seis").
+NUMERAL_FACES: tuple[FaceWord, ...] = (
+    FaceWord(1, "uno", "unos", False),
+    FaceWord(2, "dos", "doses", False),
+    FaceWord(3, "tres", "treses", False),
+    FaceWord(4, "cuatro", "cuatros", False),
+    FaceWord(5, "cinco", "cincos", False),
+    FaceWord(6, "seis", "seises", False),
+)
+
 # Said before a bid: "hay cinco quinas", "subo a seis trenes".
 BID_FILLERS: tuple[str, ...] = (
     "hay",
@@ -88,8 +100,21 @@ NUMBER_FILLERS: tuple[str, ...] = ("hay", "son", "había", "habían", "eran")
 # Said before dictated pass dice: "tenía as, as, quina, sexto, sexto".
 HAND_FILLERS: tuple[str, ...] = ("tenía", "tiene", "tengo", "tenías", "tenés")
 # Five of a kind as a hand ("todas quinas"); "cinco quinas" would be a bid.
-HAND_ALL: tuple[str, ...] = ("todos", "todas")
-# Hesitations a recognizer may put first ("eh, dudo"); ignored.
+HAND_ALL: tuple[str, str] = ("todos", "todas")
+# Joins dictated hand groups: "dos ases y tres sextos".
+AND = "y"
+DIRECTION_PREFIXES: tuple[str, ...] = ("a la", "para la", "hacia la", "por la")
+# Wrapped around calls and bids ("no te creo, dudo", "calzo nomás", "a ver... seis tontos").
+BID_LEADS: tuple[str, ...] = ("a ver",)
+ONLY: tuple[str, ...] = ("nomás", "no más")
+DOUBT_LEADS: tuple[str, ...] = ("no te creo", "mentira")
+CALL_ENDS: tuple[str, ...] = ("yo", "nomás", "no más")
+# Before a bid that corrects the one just heard: "no, dije cinco quinas", "no, cinco quinas".
+CORRECTION_LEADS: tuple[str, ...] = ("no", "no dije", "no era", "dije")
+# Counts that mean zero without a number word.
+ZERO_PHRASES: tuple[str, ...] = ("no hay", "no hay ninguno", "no hay ninguna", "nada")
+# Hesitations a recognizer may write anywhere ("eh, dudo"); skipped before matching
+# (hassil's skip words), so they are neither sampled nor part of any rule.
 INTERJECTIONS: tuple[str, ...] = (
     "eh",
     "em",
@@ -103,65 +128,72 @@ INTERJECTIONS: tuple[str, ...] = (
     "okey",
 )
 
-# Commands and answers: intent type -> core phrases.
-COMMANDS: dict[str, tuple[str, ...]] = {
-    "dudo": ("dudo",),
-    "calzo": ("calzo",),
-    "paso": ("paso",),
-    "yes": ("sí", "obligo", "sí obligo"),
-    "no": ("no", "no obligo"),
-    "repeat": ("repite", "repita", "otra vez", "repítelo"),
-    "undo": ("me equivoqué", "corrige", "corrección", "deshacer", "deshaz", "corregir"),
-    "new_game": ("nueva partida", "otra partida"),
-}
-# Commands that also take a leading "yo": "yo dudo", "yo paso".
-PRONOUN = "yo"
-PRONOUN_COMMANDS: tuple[str, ...] = ("dudo", "calzo", "paso")
-POLITE = "por favor"
-POLITE_COMMANDS: tuple[str, ...] = ("repeat",)
-# Counts that mean zero without a number word.
-ZERO_PHRASES: tuple[str, ...] = ("no hay", "no hay ninguno", "no hay ninguna", "nada")
-
-CHOICES: dict[str, tuple[str, ...]] = {
-    "abierta": ("abierta",),
-    "cerrada": ("cerrada",),
-    "izquierda": ("izquierda",),
-    "derecha": ("derecha",),
-}
-DIRECTION_PREFIXES: tuple[str, ...] = ("a la", "para la", "hacia la", "por la")
-
-QUERIES: dict[str, tuple[str, ...]] = {
-    "dice": (
-        "cuántos dados quedan",
-        "cuántos dados hay",
-        "cuántos dados hay en la mesa",
-        "cuántos dados tengo",
-        "cuántos dados tiene cada uno",
-        "cuántos dados tiene {player}",
-        "cuántos dados le quedan a {player}",
-    ),
-    "turn": ("de quién es el turno", "a quién le toca", "quién sigue", "quién juega"),
-    "minimum": (
-        "cuánto hay que cantar",
-        "cuál es el mínimo",
-        "qué puedo cantar",
-        "cuánto tengo que cantar",
-        "qué hay que cantar",
-    ),
-    "bid": ("qué se cantó", "cuál es la apuesta", "qué cantaron", "cuál es el canto"),
-}
-
-STARTERS: tuple[str, ...] = (
-    "parte {player}",
-    "empieza {player}",
-    "comienza {player}",
-    "sale {player}",
-    "{player} parte",
-    "{player} empieza",
+# The sentence rules: (intent key, contexts where the phrases are listened for, template).
+# hassil syntax: [optional], (a | b), {list} or {list:slot}, <expansion>. The lists are
+# built in `grammar.spanish_grammar` from the tables above and the players' names. The
+# key names the intent (`grammar.build_intent`); rules are tried in this order.
+_T, _C, _Y, _CH, _P, _S = (
+    Expecting.TURN,
+    Expecting.COUNT,
+    Expecting.YES_NO,
+    Expecting.CHOICE,
+    Expecting.PASS_CHECK,
+    Expecting.STARTER,
 )
-
-# Joins dictated hand groups: "dos ases y tres sextos".
-AND = "y"
+EXPANSIONS: dict[str, str] = {
+    "by": "[{player}]",  # who speaks: "Beto, cinco quinas"
+    "bid": "{quantity} {face} {clean}",  # {clean} may be silent
+}
+TEMPLATES: tuple[tuple[str, tuple[Expecting, ...], str], ...] = (
+    ("bid", (_T,), "<by> [{bid_lead}] [{bid_filler}] <bid> [{only}]"),
+    ("bid", (_T,), "<by> un {numeral:face}"),  # "un seis": one die, face said as a number
+    ("correction", (_T,), "<by> {correction_lead} <bid>"),  # "no, dije cinco quinas"
+    ("dudo", (_T,), "<by> [{doubt_lead}] [yo] dudo [{call_end} | dudo]"),
+    ("calzo", (_T,), "<by> [yo] calzo [{call_end}]"),
+    ("paso", (_T,), "<by> [yo] paso [{call_end}]"),
+    ("repeat", (_T,), "<by> (repite | repita | repítelo | otra vez) [por favor]"),
+    ("repeat", (_T,), "<by> (me repites | me lo repites) [por favor]"),
+    (
+        "undo",
+        (_T,),
+        "<by> [perdón] (me equivoqué | corrige | corrección | deshacer | deshaz | corregir)",
+    ),
+    ("new_game", (_T,), "(nueva | otra) partida"),
+    ("yes", (_Y, _P), "<by> (sí | obligo | sí obligo)"),
+    ("no", (_Y, _P), "<by> (no | no obligo)"),
+    ("number", (_C,), "[{number_filler}] {count}"),
+    ("number", (_C,), "{zero:count}"),  # "no hay", "nada"
+    ("choice:abierta", (_CH,), "abierta"),
+    ("choice:cerrada", (_CH,), "cerrada"),
+    ("choice:izquierda", (_CH,), "[{direction_prefix}] izquierda"),
+    ("choice:derecha", (_CH,), "[{direction_prefix}] derecha"),
+    ("query:dice", (_T,), "cuántos dados (quedan | hay [en la mesa] | tengo | tiene cada uno)"),
+    ("query:dice", (_T,), "cuántos dados (tiene {player} | le quedan a {player})"),
+    ("query:turn", (_T,), "de quién es el turno"),
+    ("query:turn", (_T,), "a quién le toca"),
+    ("query:turn", (_T,), "quién (sigue | juega)"),
+    ("query:turn", (_T,), "quién va"),
+    ("query:minimum", (_T,), "cuánto (hay | tengo) que cantar"),
+    ("query:minimum", (_T,), "cuál es el mínimo"),
+    ("query:minimum", (_T,), "qué (puedo | hay que) cantar"),
+    ("query:bid", (_T,), "qué (se cantó | cantaron)"),
+    ("query:bid", (_T,), "cuál es (la apuesta | el canto)"),
+    ("starter", (_S,), "(parte | empieza | comienza | sale) {player}"),
+    ("starter", (_S,), "{player} (parte | empieza)"),
+    ("none", (_T, _S), "{player}"),  # a name alone
+    ("hand", (_P,), "[{hand_filler}] {hand}"),
+    ("bid", (_S,), "<by> (saqué | me salió | salió) {roll:face}"),  # the starter roll
+)
+# Rules whose phrases count as a decoration (not in the recognizers' core lists): they
+# are understood, but offering them to Whisper in every turn cost more than they bring
+# (with "quién va" among the core phrases, an espeak "dudo" was heard as "quién va").
+UNCOMMON_TEMPLATES: frozenset[str] = frozenset(
+    {
+        "quién va",
+        "<by> (me repites | me lo repites) [por favor]",
+        "<by> (saqué | me salió | salió) {roll:face}",
+    }
+)
 
 
 def dialect_faces(

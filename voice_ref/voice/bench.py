@@ -26,20 +26,21 @@ from typing import Any
 
 import numpy as np
 
+from voice_ref.language.expecting import Expecting
 from voice_ref.voice.asr.base import ListenContext, Utterance
 from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.decision import Decision, decide
 from voice_ref.voice.listen import stream
 
-EXPECTING_BY_CATEGORY = {
-    "answer_number": "count",
-    "answer_yesno": "yes_no",
-    "answer_choice": "choice",
+EXPECTING_BY_CATEGORY: dict[str, Expecting] = {
+    "answer_number": Expecting.COUNT,
+    "answer_yesno": Expecting.YES_NO,
+    "answer_choice": Expecting.CHOICE,
 }
 
 
-def expecting_for(category: str) -> str:
-    return EXPECTING_BY_CATEGORY.get(category, "turn")
+def expecting_for(category: str) -> Expecting:
+    return EXPECTING_BY_CATEGORY.get(category, Expecting.TURN)
 
 
 def load_labels(folder: Path) -> list[dict[str, Any]]:

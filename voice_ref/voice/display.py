@@ -12,19 +12,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from voice_ref.language.screen import FACE_LABELS, ROUND_LABELS, WAITING_LABELS
+
 PIPS = {1: "⚀", 2: "⚁", 3: "⚂", 4: "⚃", 5: "⚄", 6: "⚅"}
-FACE_WORDS = {1: "as", 2: "tonto", 3: "tren", 4: "cuadra", 5: "quina", 6: "sexto"}
-ROUND_WORDS = {"normal": "ronda normal", "obligar": "ronda obligada", "palo_fijo": "palo fijo"}
-WAITING_WORDS = {
-    "starter": "quién parte",
-    "direction": "la dirección",
-    "bid": "un canto, dudo, calzo o paso",
-    "count": "cuántos dados hay",
-    "pass_check": "si el paso era válido",
-    "obligar": "si obliga",
-    "modality": "abierta o cerrada",
-    "game_over": "nueva partida",
-}
+FACE_WORDS = FACE_LABELS  # Spanish lives in language/screen.py
+ROUND_WORDS = ROUND_LABELS
+WAITING_WORDS = WAITING_LABELS
 
 
 def bid_words(quantity: int, face: int, clean: bool = False) -> str:

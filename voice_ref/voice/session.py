@@ -21,10 +21,10 @@ from typing import Any, TextIO
 import numpy as np
 
 from voice_ref.config import Config
+from voice_ref.language.expecting import QUESTIONS
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
 
 # What the referee waits for → whether it is a question put to the table (re-asked on silence).
-QUESTIONS = ("count", "yes_no", "choice", "pass_check", "starter")
 LISTENING_MARKER = "voice-ref: escuchando (listening)"
 
 
