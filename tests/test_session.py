@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voice_ref.app import open_referee
 from voice_ref.config import VoiceSettings, load_config
-from voice_ref.dialogue.text_mode import open_referee
 from voice_ref.language.parser import Parser
 from voice_ref.voice.announcer import Announcer, PrintOutput, Speech
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
@@ -314,7 +314,7 @@ def _no_leftover_threads():
 
 
 def test_push_to_talk_opens_the_microphone_for_one_window(tmp_path):
-    from voice_ref.voice.session import PushToTalk
+    from voice_ref.voice.push_to_talk import PushToTalk
 
     ptt = PushToTalk("space", window_s=2.0)
     assert ptt.key == " "
@@ -353,13 +353,12 @@ def coded_wav(path: Path, parts: list[tuple[str | None, float]]) -> list[str]:
 @pytest.mark.parametrize("json_mode", [True, False])
 def test_play_input_runs_the_whole_front_end(tmp_path, monkeypatch, capsys, json_mode):
     """`voice-ref play --input x.wav --silent [--json]` through cli.main, recognizer faked."""
-    from voice_ref import cli
-    from voice_ref.voice import session as session_module
+    from voice_ref import app, cli
 
     codebook = coded_wav(tmp_path / "s.wav", [(None, 0.5), ("dos quinas", 0.5), (None, 0.5),
                                                ("hace calor", 0.5), (None, 0.5),
                                                ("tres quinas", 0.5), (None, 0.5)])
-    monkeypatch.setattr(session_module, "_make_recognizer",
+    monkeypatch.setattr(app, "recognizer_for",
                         lambda args, config: CodebookRecognizer(codebook))
     argv = ["play", "--input", str(tmp_path / "s.wav"), "--silent", "--players", "Ana,Beto,Carla",
             "--starter", "Ana", "--direction", "izquierda", "--state-dir", str(tmp_path)]

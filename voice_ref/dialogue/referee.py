@@ -495,7 +495,9 @@ class Referee:
         awaiting = game.awaiting
         if awaiting is Awaiting.STARTER:
             roller = self._roller()
-            return p.say("ask.roll", player=roller) if roller else p.say("ask.starter")
+            if roller:
+                return p.say("ask.roll", player=roller)
+            return p.say("ask.starter", player=self.players[0])  # the example answer
         if awaiting is Awaiting.DIRECTION:
             return p.say("ask.direction", player=game.addressed or game.turn)
         if awaiting is Awaiting.BID:
