@@ -62,7 +62,9 @@ def test_auto_prefers_vosk_when_its_model_folder_exists(tmp_path: Path, monkeypa
             self.path, self.kwargs = path, kwargs
 
     monkeypatch.setattr(vosk_backend, "VoskRecognizer", FakeVosk)
-    (tmp_path / "vosk").mkdir()
+    for name in ("am/final.mdl", "conf/model.conf", "graph/HCLG.fst"):  # a model's layout
+        (tmp_path / "vosk" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "vosk" / name).write_bytes(b"")
     config = config_from_dict({"asr": {"vosk_model": "vosk", "whisper_model": "none-w"},
                                "rules": {"preset": "chile", "overrides": {"clean_bids": True}}},
                               base_dir=tmp_path)
