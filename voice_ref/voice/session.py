@@ -191,10 +191,10 @@ class VoiceSession:
             if len(self.replies) == 1:
                 obj = {**obj, **self.opening_extra}
             print(json.dumps(obj, ensure_ascii=False), file=self.json_out, flush=True)
-        if self.gate_self_hearing:
-            self._listening_after = (len(self.replies), self._clock())
         if reply.say:
             self.announcer.say(reply.say, urgent=reply.urgent)
+        if self.gate_self_hearing:  # after say(): from here on the guard knows we speak
+            self._listening_after = (len(self.replies), self._clock())
         if self.referee.expecting in QUESTIONS:
             self._last_question = reply.say
         self._set_context()
