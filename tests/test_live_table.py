@@ -155,7 +155,7 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],
             err.wait_for(listening_line(len(objects)), timeout=patience_s)
         time.sleep(2.0)  # a chance for any leak of the referee's last words to show
         live.send_signal(signal.SIGINT)
-        live.wait(timeout=30)
+        live.wait(timeout=patience_s)
     finally:
         if live.poll() is None:
             live.kill()
