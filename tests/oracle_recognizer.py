@@ -76,10 +76,9 @@ class OracleRecognizer:
 def main() -> int:
     lines = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     argv = sys.argv[sys.argv.index("--") + 1 :]
-    from voice_ref import cli
-    from voice_ref.voice import session
+    from voice_ref import app, cli
 
-    session._make_recognizer = lambda args, config: OracleRecognizer(lines)
+    app.recognizer_for = lambda args, config: OracleRecognizer(lines)
     return cli.main(argv)
 
 

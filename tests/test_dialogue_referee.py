@@ -146,7 +146,8 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("starter by name alone", {"starter": "ask", "direction": None}, [], "Carla", True,
      "Parte Carla: ¿izquierda o derecha?", {"turn": "Carla"}),
     ("starter pending refuses a bid", {"starter": "ask"}, [], "cinco quinas", False,
-     "Primero respondan: ¿Quién parte?", {"awaiting": "starter"}),
+     "Primero respondan: ¿Quién parte? Digan, por ejemplo, «parte Ana».",
+     {"awaiting": "starter"}),
     ("direction chosen", {"direction": None}, [], "a la derecha", True,
      "A la derecha. Parte Ana.", {"direction": "derecha", "awaiting": "bid"}),
     ("direction then play goes right", {"direction": None}, ["a la derecha"], "dos trenes",
@@ -350,7 +351,8 @@ def test_opening_asks_who_starts():
     reply = ref.opening()
     assert reply.heard is None and reply.accepted
     assert reply.say == (
-        "Árbitro listo. Jugadores: Ana, Beto y Carla. Reglas: Cacho chileno. ¿Quién parte?"
+        "Árbitro listo. Jugadores: Ana, Beto y Carla. Reglas: Cacho chileno. "
+        "¿Quién parte? Digan, por ejemplo, «parte Ana»."
     )
     assert reply.state["awaiting"] == "starter" and reply.state["direction"] is None
     assert ref.expecting == "starter"

@@ -32,9 +32,7 @@ from table_audio import (
     without_heard,
 )
 
-from voice_ref.config import load_config
-from voice_ref.voice.announcer import Synthesizer
-from voice_ref.voice.session import LISTENING_MARKER
+from voice_ref.voice.session import listening_line
 
 REPO = Path(__file__).resolve().parents[1]
 WHISPER = REPO / "models" / "whisper-base"
@@ -54,7 +52,8 @@ class Lines:
     def __init__(self, stream) -> None:
         self.queue: queue.Queue[str] = queue.Queue()
         self.all: list[str] = []
-        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
 
     def _pump(self, stream) -> None:
         for line in stream:
@@ -63,6 +62,11 @@ class Lines:
 
     def next(self, timeout: float) -> str:
         return self.queue.get(timeout=timeout)
+
+    def read_to_end(self, timeout: float) -> None:
+        """After the program exited: wait until its last line has been read."""
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "the pipe did not close"
 
     def wait_for(self, text: str, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -73,12 +77,14 @@ class Lines:
 def test_live_audio_path_with_a_script_reading_recognizer(card, tmp_path):
     """Devices, timing and the self-hearing guard, with a recognizer that takes any sound
     for the next line of the script (tests/oracle_recognizer.py): one leaked announcement
-    and the game goes out of step."""
+    and the game goes out of step. Each player speaks once, when the referee says it listens
+    again; no line is ever repeated."""
     lines = tmp_path / "lines.json"
     lines.write_text(json.dumps([text for _, text in SHORT_GAME]), encoding="utf-8")
     oracle = Path(__file__).with_name("oracle_recognizer.py")
     stderr, repeats = play_live(card, tmp_path,
-                                [sys.executable, str(oracle), str(lines), "--"])
+                                [sys.executable, str(oracle), str(lines), "--"],
+                                repeat_after_s=None)
     assert repeats == 0
     assert stderr.count("oracle: sound") == len(SHORT_GAME)  # it heard the players only
 
@@ -99,22 +105,21 @@ def test_a_whole_game_spoken_at_a_virtual_table(card, tmp_path):
     assert repeats <= 2
 
 
-def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str]) -> tuple[str, int]:
+def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],
+              repeat_after_s: float | None = 10.0) -> tuple[str, int]:
     """Speak SHORT_GAME into the card while `command ... play --json` (live) referees it;
     the result must equal the typed game: objects, announcements, log, no extra actions.
-    A line the referee ignores is said once more, as a player would; returns the
-    program's stderr and how many lines had to be repeated."""
+    A player speaks when the program says it listens again after its last reply (stderr,
+    `listening_line`). With `repeat_after_s`, a line that got no reply in that time is
+    said once more, as a player would; returns the program's stderr and how many lines
+    had to be repeated."""
     config = short_game_config(tmp_path / "config.toml", WHISPER)
     expected, expected_log = typed_game(tmp_path / "typed", config)
     assert expected[-1]["state"]["winner"] == "Ana"  # the script really is a whole game
 
     clips = [utterance_wav(text, tmp_path / f"u{i}.wav", voice_of(who))
              for i, (who, text) in enumerate(SHORT_GAME)]
-    synth = Synthesizer(load_config(config).voice)
-
-    def speech_s(say: str) -> float:
-        """How long the referee talks: the same voice renders the same length."""
-        return synth.render(say).duration_s if say else 0.0
+    patience_s = 180.0  # only bounds a hung program; nothing waits this long on success
 
     live = subprocess.Popen(
         [*command, "--config", str(config), "play", "--json", "--state-dir",
@@ -126,33 +131,36 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str]) -> tup
     objects: list[dict] = []
     repeats = 0
     try:
-        objects.append(json.loads(out.next(timeout=120)))  # the opening (model loaded)
-        err.wait_for(LISTENING_MARKER, timeout=30)  # the first microphone block has arrived
-        time.sleep(speech_s(objects[0]["say"]) + 1.0)
+        objects.append(json.loads(out.next(timeout=patience_s)))  # the opening (model loaded)
+        err.wait_for(listening_line(1), timeout=patience_s)  # the opening has been said
         for clip, (_who, text) in zip(clips, SHORT_GAME, strict=True):
             # Nobody has spoken since the last reply: any new object came from the referee's
             # own voice (or a line spoken twice).
             assert out.queue.empty(), f"a reply nobody asked for: {out.queue.get()}"
             card.play(clip)
             try:
-                reply = out.next(timeout=10)
+                reply = out.next(timeout=repeat_after_s or patience_s)
             except queue.Empty:  # not understood (table talk to the referee): say it again
+                if repeat_after_s is None:
+                    pytest.fail(f"no reply to {text!r}; stderr: {''.join(err.all)}")
                 repeats += 1
                 card.play(clip)
                 try:
-                    reply = out.next(timeout=15)
+                    reply = out.next(timeout=patience_s)
                 except queue.Empty:
                     pytest.fail(f"no reply to {text!r}, said twice; heard so far: "
                                 f"{[o['heard'] for o in objects]}; stderr: {''.join(err.all)}")
             objects.append(json.loads(reply))
-            time.sleep(speech_s(objects[-1]["say"]) + 1.0)  # players wait for the referee
-        time.sleep(2.0)  # anything the referee might still "hear" of itself would come now
+            # Players wait until the referee has finished speaking and listens again.
+            err.wait_for(listening_line(len(objects)), timeout=patience_s)
+        time.sleep(2.0)  # a chance for any leak of the referee's last words to show
         live.send_signal(signal.SIGINT)
-        live.wait(timeout=30)
+        live.wait(timeout=patience_s)
     finally:
         if live.poll() is None:
             live.kill()
-    time.sleep(0.2)
+    out.read_to_end(timeout=30)
+    err.read_to_end(timeout=30)
     extra = [json.loads(x) for x in out.all[len(objects):] if x.strip()]
     stderr = "".join(err.all)
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voice_ref.app import open_referee
 from voice_ref.config import VoiceSettings, load_config
-from voice_ref.dialogue.text_mode import open_referee
 from voice_ref.language.parser import Parser
 from voice_ref.voice.announcer import Announcer, PrintOutput, Speech
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
@@ -314,7 +314,7 @@ def _no_leftover_threads():
 
 
 def test_push_to_talk_opens_the_microphone_for_one_window(tmp_path):
-    from voice_ref.voice.session import PushToTalk
+    from voice_ref.voice.push_to_talk import PushToTalk
 
     ptt = PushToTalk("space", window_s=2.0)
     assert ptt.key == " "
@@ -353,13 +353,12 @@ def coded_wav(path: Path, parts: list[tuple[str | None, float]]) -> list[str]:
 @pytest.mark.parametrize("json_mode", [True, False])
 def test_play_input_runs_the_whole_front_end(tmp_path, monkeypatch, capsys, json_mode):
     """`voice-ref play --input x.wav --silent [--json]` through cli.main, recognizer faked."""
-    from voice_ref import cli
-    from voice_ref.voice import session as session_module
+    from voice_ref import app, cli
 
     codebook = coded_wav(tmp_path / "s.wav", [(None, 0.5), ("dos quinas", 0.5), (None, 0.5),
                                                ("hace calor", 0.5), (None, 0.5),
                                                ("tres quinas", 0.5), (None, 0.5)])
-    monkeypatch.setattr(session_module, "_make_recognizer",
+    monkeypatch.setattr(app, "recognizer_for",
                         lambda args, config: CodebookRecognizer(codebook))
     argv = ["play", "--input", str(tmp_path / "s.wav"), "--silent", "--players", "Ana,Beto,Carla",
             "--starter", "Ana", "--direction", "izquierda", "--state-dir", str(tmp_path)]
@@ -405,3 +404,66 @@ def test_screen_minimums_only_while_a_bid_must_be_raised(tmp_path):
     assert (2, 6, False) in minimums and (2, 1, False) in minimums  # chile: ⌊2/2⌋+1 aces
     reply = referee.handle_text("dudo")
     assert reply.state["awaiting"] == "count" and _minimums(referee, reply.state) == ()
+
+
+class ScriptedAnnouncer:
+    """An announcer whose voice is in the air between two times the test sets (the real
+    one: from `say` until the end of the speech plus the hold-off)."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.deaf_from = self.deaf_until = float("-inf")
+        self.speaking = False
+
+    def say(self, text: str, *, urgent: bool = False) -> None:
+        self.said.append(text)
+
+    def deaf_at(self, t: float) -> bool:
+        return self.deaf_from <= t <= self.deaf_until
+
+
+def test_listening_again_is_reported_once_per_reply_after_the_referee_spoke(tmp_path):
+    """`on_listening(n)`: the first block captured after reply n was said and not gated —
+    never a block captured before the reply (a backlog), never one while the voice is in
+    the air."""
+    referee, opening = make_referee(tmp_path)
+    now = [100.0]
+    recognizer = CodebookRecognizer(["dos quinas"])
+    announcer = ScriptedAnnouncer()
+    reported: list[tuple[int, float]] = []
+    session = VoiceSession(referee, recognizer, announcer, _decide_by_text,
+                           on_listening=lambda n: reported.append((n, t)),
+                           clock=lambda: now[0])
+    announcer.deaf_from, announcer.deaf_until = 100.0, 103.0  # the opening (+ hold-off)
+    session.start(opening)
+    silence = np.zeros(BLOCK, np.float32)
+    for t in (99.5, 101.0, 102.9, 103.0):  # a backlog block from before the reply; the voice
+        session.feed(t, silence)
+    assert reported == []
+    for t in (103.1, 103.2):
+        session.feed(t, silence)
+    assert reported == [(1, 103.1)]  # once, at the first block heard after the opening
+
+    now[0] = 104.0  # the reply to the next utterance is said at 104 s, heard until 106 s
+    speech = np.full(BLOCK, 1 / 1000, np.float32)  # "dos quinas"
+    t = 103.3
+    session.feed(t, speech)
+    t = 103.4
+    session.feed(t, silence)  # the utterance ends: reply 2
+    assert len(session.replies) == 2 and announcer.said[-1].startswith("Dos quinas")
+    announcer.deaf_from, announcer.deaf_until = 104.0, 106.0
+    for t in (103.5, 105.0, 106.0, 106.1):  # 103.5: heard, but captured before the reply
+        session.feed(t, silence)
+    assert reported == [(1, 103.1), (2, 106.1)]
+
+
+def test_a_recording_reports_no_listening(tmp_path):
+    """Without the self-hearing gate (a recording) there is nobody to tell."""
+    referee, opening = make_referee(tmp_path)
+    reported: list[int] = []
+    session = VoiceSession(referee, CodebookRecognizer([]), ScriptedAnnouncer(),
+                           _decide_by_text, gate_self_hearing=False,
+                           on_listening=reported.append)
+    session.start(opening)
+    session.feed(1.0, np.zeros(BLOCK, np.float32))
+    assert reported == []

@@ -79,9 +79,13 @@ class Session:
                 stream.close()
 
 
-def check_protocol(reply: dict) -> None:
-    """Every reply has exactly the protocol's fields with the protocol's types."""
-    assert set(reply) == {"heard", "intent", "accepted", "say", "state"}
+def check_protocol(reply: dict, opening: bool = False) -> None:
+    """Every reply has exactly the protocol's fields with the protocol's types; the opening
+    also names the config file that was read."""
+    extra = {"config"} if opening else set()
+    assert set(reply) == {"heard", "intent", "accepted", "say", "state"} | extra
+    if opening:
+        assert reply["config"].endswith("config.toml") and Path(reply["config"]).is_file()
     assert isinstance(reply["accepted"], bool) and isinstance(reply["say"], str) and reply["say"]
     state = reply["state"]
     assert set(state) == STATE_KEYS
@@ -109,8 +113,8 @@ def play_through_command(tmp_path: Path, args: list[str], bot: TableBot) -> list
     replies = play_game(session.send, session.opening, bot)
     rc, err = session.close()
     assert rc == 0, err
-    for reply in replies:
-        check_protocol(reply)
+    for i, reply in enumerate(replies):
+        check_protocol(reply, opening=i == 0)
     for before, after in zip(replies, replies[1:], strict=False):
         change = total_dice(after) - total_dice(before)
         if after["say"].startswith(("Había", "No había", "La mano")):
@@ -137,7 +141,7 @@ def test_chile_four_players_to_a_winner(tmp_path):
     assert final["winner"] == "Ana" and final["awaiting"] == "game_over"
     assert [p["active"] for p in final["players"]] == [True, False, False, False]
     text = says(replies)
-    assert replies[0]["say"].endswith("¿Quién parte?")
+    assert replies[0]["say"].endswith("¿Quién parte? Digan, por ejemplo, «parte Ana».")
     assert "Parte Ana: ¿izquierda o derecha?" in text
     assert text.count("queda fuera") == 3
     assert "Diego, ¿obligas?" in text and "¿Abierta o cerrada?" in text

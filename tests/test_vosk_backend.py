@@ -18,7 +18,6 @@ import pytest
 
 from voice_ref.voice.asr.base import ListenContext
 from voice_ref.voice.audio_in import read_wav, wav_blocks
-from voice_ref.voice.vosk_model import ModelMissingError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "vosk_ko_words.wav"
 # (word, earliest start, latest end) in stream seconds, from how the clip was assembled.
@@ -149,11 +148,11 @@ def test_single_result_scored_by_mean_word_posterior():
 
 def test_missing_model_names_the_download_command(tmp_path):
     from voice_ref.config import Config
-    from voice_ref.voice.asr.vosk_backend import from_config
+    from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
 
     cfg = Config(base_dir=tmp_path)
-    with pytest.raises(ModelMissingError, match="voice-ref models download"):
-        from_config(cfg)
+    with pytest.raises(RecognizerUnavailable, match="voice-ref models download"):
+        make_recognizer(cfg, backend="vosk")
 
 
 # --- with the real Korean model --------------------------------------------------------
@@ -182,10 +181,11 @@ def test_out_of_vocabulary_words_are_reported_and_kept_out_of_the_grammar(caplog
 @needs_model
 def test_game_vocabulary_from_the_inventory_is_checked_up_front(caplog, tmp_path):
     from voice_ref.config import Config
-    from voice_ref.voice.asr.vosk_backend import from_config
+    from voice_ref.voice.asr.select import make_recognizer
 
     with caplog.at_level(logging.WARNING):
-        rec = from_config(Config(base_dir=tmp_path), players=["Ana", "Beto"], model_path=KO_MODEL)
+        rec = make_recognizer(Config(base_dir=tmp_path), backend="vosk", model=KO_MODEL,
+                              players=["Ana", "Beto"])
     missing = set(rec.missing_words())
     assert {"dudo", "calzo", "quinas", "ana", "beto"} <= missing
     assert rec.grammar is None  # a Korean model knows no game phrase: free transcription

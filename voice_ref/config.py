@@ -1,15 +1,46 @@
-"""Loading config.toml into typed settings; bad values are explained in plain words."""
+"""Loading config.toml into typed settings; bad values are explained in plain words.
+
+Which file: `--config FILE` when given; otherwise the first that exists of
+`./config.toml` (the folder the command runs in), the user's config folder
+(`~/.config/voice_ref/config.toml` on Linux) and the default that ships inside the
+package. A file that exists but is invalid is an error, never skipped for the next one.
+"""
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from voice_ref.rules.variants import ConfigError, RuleSet, make_rules
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.toml"
+CONFIG_NAME = "config.toml"
+# The packaged default (a copy of the project's config.toml, kept equal by a test).
+DEFAULT_CONFIG = Path(__file__).resolve().parent / CONFIG_NAME
+
+
+class ConfigOrigin(StrEnum):
+    """Where the config that was read comes from (said in `voice-ref play`'s first line)."""
+
+    OPTION = "--config"
+    CURRENT_FOLDER = "current folder"
+    USER = "user config folder"
+    PACKAGED = "packaged default"
+
+
+def user_config_file() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("voice_ref")) / CONFIG_NAME
+
+
+def user_data_folder() -> Path:
+    """Where the packaged default keeps models (its own folder is inside the install)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("voice_ref"))
 
 
 @dataclass(frozen=True)
@@ -57,10 +88,18 @@ class Config:
     audio: AudioSettings = field(default_factory=AudioSettings)
     voice: VoiceSettings = field(default_factory=VoiceSettings)
     base_dir: Path = field(default_factory=Path.cwd)
+    source: Path | None = None  # the file that was read (None: built in code)
+    origin: ConfigOrigin | None = None
 
     @property
     def rules(self) -> RuleSet:
         return make_rules(self.preset, self.rule_overrides)
+
+    def describe_source(self) -> str:
+        """For the operator: which file was read, and why that one."""
+        if self.source is None:
+            return "built-in defaults"
+        return f"{self.source} ({self.origin})" if self.origin else str(self.source)
 
     def path(self, p: Path | str) -> Path:
         """A path from the config, resolved against the config file's folder."""
@@ -68,18 +107,42 @@ class Config:
         return p if p.is_absolute() else self.base_dir / p
 
 
+def find_config(path: Path | str | None = None) -> tuple[Path, ConfigOrigin]:
+    """The file to read: the given one, else the first that exists in the lookup order."""
+    if path:
+        return Path(path), ConfigOrigin.OPTION
+    for candidate, origin in (
+        (Path.cwd() / CONFIG_NAME, ConfigOrigin.CURRENT_FOLDER),
+        (user_config_file(), ConfigOrigin.USER),
+    ):
+        if candidate.exists():
+            return candidate, origin
+    return DEFAULT_CONFIG, ConfigOrigin.PACKAGED
+
+
 def load_config(path: Path | str | None = None) -> Config:
-    """Read config.toml (default: the project's own); a missing file gives the defaults."""
-    path = Path(path) if path else DEFAULT_CONFIG
-    if not path.exists():
-        if path == DEFAULT_CONFIG:
-            return Config(base_dir=path.parent)
+    """Read the config (see the module docstring for which file); bad content is an error."""
+    path, origin = find_config(path)
+    if not path.is_file():
+        if origin is ConfigOrigin.PACKAGED:  # a broken install: the defaults still work
+            return Config(base_dir=user_data_folder())
         raise ConfigError(f"Config file {path} does not exist.")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    return config_from_dict(data, base_dir=path.resolve().parent)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path} cannot be read: {exc}") from None
+    # Relative paths (models, game log) are relative to the file's folder; the packaged
+    # default's folder is inside the installation, so its paths go to the user data folder.
+    base_dir = user_data_folder() if origin is ConfigOrigin.PACKAGED else path.absolute().parent
+    try:
+        cfg = config_from_dict(data, base_dir=base_dir)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ConfigError(f"{path}: a value has the wrong type ({exc}).") from None
+    return replace(cfg, source=path.absolute(), origin=origin)
 
 
 def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Config:

