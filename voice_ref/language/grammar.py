@@ -13,8 +13,11 @@ Sampling keeps a phrase's words in agreement ("una quina limpia", "veintiún
 trenes"); matching tolerates the slips people make ("veintiuno quinas"),
 except where the slip changes the meaning (a face said as a number must agree:
 "cuatro cincos" is a bid, "cuatro cinco" is not). Sampling is bounded by a
-`Level`: no decorations (the core phrases), at most one (a name, a filler, "yo",
-"no más" ...: what the recognizers get), or all of them (the round-trip check).
+`Level`: no decorations (`CORE`, the live recognizers' lists), at most one (`COMMON`:
+a name, a filler, "yo", a face said as a number; the bench's lists), or every
+expansion (`ALL`, the round-trip check). Each optional part, slot value and uncommon
+rule says what it costs; rare decorations ("a ver", "no más", "no te creo", a
+correction's "no, dije") cost `RARE`, so only `ALL` lists them, though all are matched.
 """
 
 from __future__ import annotations
