@@ -591,8 +591,11 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
         for word, plural in ((fw.singular, False), (fw.plural, True))
     ]
     # A face said as a number must agree ("cuatro cincos"): "cuatro cinco" is not a bid.
+    # Offered to the recognizers only where tables commonly say them (measured: on the
+    # Chilean DEV clips "cinco cuatros" next to "cinco cuadras" cost a clip); always matched.
+    numeral_cost = 1 if dialect in v.NUMERAL_FACE_DIALECTS else RARE
     faces += [
-        SlotValue(fw.plural, fw.face, _face_feats(False, True), cost=1, strict=True)
+        SlotValue(fw.plural, fw.face, _face_feats(False, True), cost=numeral_cost, strict=True)
         for fw in v.NUMERAL_FACES
     ]
     rolls = []
@@ -623,7 +626,10 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
         "quantity": NumberSlot(article=True),
         "count": NumberSlot(article=False),
         "face": ListSlot(faces),
-        "numeral": ListSlot(SlotValue(fw.singular, fw.face) for fw in v.NUMERAL_FACES[1:]),
+        "numeral": ListSlot(
+            SlotValue(fw.singular, fw.face, cost=0 if numeral_cost == 1 else RARE)
+            for fw in v.NUMERAL_FACES[1:]
+        ),
         "roll": ListSlot(rolls),
         "clean": ListSlot([SlotValue("", False), *clean], sampled=lambda o: o.clean_bids),
         "bid_filler": plain(v.BID_FILLERS),
