@@ -46,10 +46,19 @@ def test_canonical_has_one_text_per_bid_per_face_word():
     assert by_text["veintiún trenes"] == BidIntent(quantity=21, face=3)
     assert by_text["una quina limpia"] == BidIntent(quantity=1, face=5, clean=True)
     bids = [p for p in turn if isinstance(p.intent, BidIntent)]
-    # quantities x face words x (plain, limpio), plus "un dos" .. "un seis" (faces as numbers)
-    assert len(bids) == 60 * 13 * 2 + 5
+    assert len(bids) == 60 * 13 * 2  # quantities x face words x (plain, limpio)
     assert "hay cinco quinas" not in by_text
     assert "Ana cinco quinas" not in by_text
+
+
+def test_faces_said_as_numbers_are_offered_where_tables_say_them():
+    chile = {p.text for p in INVENTORY.phrases("turn", canonical=False)}
+    peru = {p.text for p in PhraseInventory(PLAYERS, dialect="peru").phrases("turn")}
+    peru_common = {
+        p.text for p in PhraseInventory(PLAYERS, dialect="peru").phrases("turn", canonical=False)
+    }
+    assert "un seis" in peru and "cuatro cincos" in peru_common
+    assert "un seis" not in chile and "cuatro cincos" not in chile
 
 
 def test_non_canonical_adds_fillers_and_names():

@@ -13,8 +13,11 @@ Sampling keeps a phrase's words in agreement ("una quina limpia", "veintiún
 trenes"); matching tolerates the slips people make ("veintiuno quinas"),
 except where the slip changes the meaning (a face said as a number must agree:
 "cuatro cincos" is a bid, "cuatro cinco" is not). Sampling is bounded by a
-`Level`: no decorations (the core phrases), at most one (a name, a filler, "yo",
-"no más" ...: what the recognizers get), or all of them (the round-trip check).
+`Level`: no decorations (`CORE`, the live recognizers' lists), at most one (`COMMON`:
+a name, a filler, "yo", a face said as a number; the bench's lists), or every
+expansion (`ALL`, the round-trip check). Each optional part, slot value and uncommon
+rule says what it costs; rare decorations ("a ver", "no más", "no te creo", a
+correction's "no, dije") cost `RARE`, so only `ALL` lists them, though all are matched.
 """
 
 from __future__ import annotations
@@ -588,8 +591,11 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
         for word, plural in ((fw.singular, False), (fw.plural, True))
     ]
     # A face said as a number must agree ("cuatro cincos"): "cuatro cinco" is not a bid.
+    # Offered to the recognizers only where tables commonly say them (measured: on the
+    # Chilean DEV clips "cinco cuatros" next to "cinco cuadras" cost a clip); always matched.
+    numeral_cost = 1 if dialect in v.NUMERAL_FACE_DIALECTS else RARE
     faces += [
-        SlotValue(fw.plural, fw.face, _face_feats(False, True), cost=1, strict=True)
+        SlotValue(fw.plural, fw.face, _face_feats(False, True), cost=numeral_cost, strict=True)
         for fw in v.NUMERAL_FACES
     ]
     rolls = []
@@ -620,7 +626,10 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
         "quantity": NumberSlot(article=True),
         "count": NumberSlot(article=False),
         "face": ListSlot(faces),
-        "numeral": ListSlot(SlotValue(fw.singular, fw.face) for fw in v.NUMERAL_FACES[1:]),
+        "numeral": ListSlot(
+            SlotValue(fw.singular, fw.face, cost=0 if numeral_cost == 1 else RARE)
+            for fw in v.NUMERAL_FACES[1:]
+        ),
         "roll": ListSlot(rolls),
         "clean": ListSlot([SlotValue("", False), *clean], sampled=lambda o: o.clean_bids),
         "bid_filler": plain(v.BID_FILLERS),

@@ -79,6 +79,9 @@ NUMERAL_FACES: tuple[FaceWord, ...] = (
     FaceWord(6, "seis", "seises", False),
 )
 
+# Dialects whose recognizer lists include faces said as numbers (all dialects understand them).
+NUMERAL_FACE_DIALECTS: tuple[str, ...] = ("peru", "bolivia", "costa_rica")
+
 # Said before a bid: "hay cinco quinas", "subo a seis trenes".
 BID_FILLERS: tuple[str, ...] = (
     "hay",
