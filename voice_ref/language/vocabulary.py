@@ -185,7 +185,8 @@ TEMPLATES: tuple[tuple[str, tuple[Expecting, ...], str], ...] = (
     ("starter", (_S,), "{player} (parte | empieza)"),
     ("none", (_T, _S), "{player}"),  # a name alone
     ("hand", (_P,), "[{hand_filler}] {hand}"),
-    ("bid", (_S,), "<by> (saqué | me salió | salió) {roll:face}"),  # the starter roll
+    # the starter roll: "saqué un cinco", "tengo sexto"
+    ("bid", (_S,), "<by> (saqué | me salió | salió | tengo | tiré) {roll:face}"),
 )
 # Rules whose phrases count as a decoration (not in the recognizers' core lists): they
 # are understood, but offering them to Whisper in every turn cost more than they bring
@@ -194,7 +195,7 @@ UNCOMMON_TEMPLATES: frozenset[str] = frozenset(
     {
         "quién va",
         "<by> (me repites | me lo repites) [por favor]",
-        "<by> (saqué | me salió | salió) {roll:face}",
+        "<by> (saqué | me salió | salió | tengo | tiré) {roll:face}",
     }
 )
 
