@@ -25,13 +25,17 @@ def tone(seconds: float, amplitude: float = 0.1) -> np.ndarray:
     return (amplitude * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
 
 
+Mishear = Callable[[int, str], list[tuple[str, float]] | None]
+
+
 class EchoRecognizer(OracleRecognizer):
-    """Hears each sound as the next rendered line, passed through `mishear` (text -> text)."""
+    """Hears each sound as the next rendered line (score 0.95), unless `mishear(n, text)` for
+    the n-th line (from 0) gives other hypotheses [(text, score), ...] best first."""
 
     name = "scripted"
     model = "echo"
 
-    def __init__(self, mishear: Callable[[str], str] = lambda text: text) -> None:
+    def __init__(self, mishear: Mishear = lambda _n, _text: None) -> None:
         super().__init__([])
         self.spoken: deque[str] = deque()
         self.mishear = mishear
@@ -41,9 +45,11 @@ class EchoRecognizer(OracleRecognizer):
         start, self._start = self._start, None
         if self._last_sound - start < 0.15:
             return []
-        text = self.mishear(self.spoken.popleft()) if self.spoken else "(nobody spoke)"
+        text = self.spoken.popleft() if self.spoken else "(nobody spoke)"
+        hypotheses = self.mishear(len(self.heard), text) or [(text, 0.95)]
         self.heard.append(text)
-        return [Utterance((Hypothesis(text, 0.95),), start, self._last_sound, self._t)]
+        return [Utterance(tuple(Hypothesis(t, s) for t, s in hypotheses), start,
+                          self._last_sound, self._t)]
 
 
 class ToneVoices:

@@ -108,7 +108,11 @@ class PhraseInventory:
             return out
         if expecting not in groups:
             raise ValueError(f"expecting must be one of {', '.join(EXPECTING)}, not {expecting!r}")
-        return list(_dedupe(groups[expecting](canonical)))
+        phrases = list(groups[expecting](canonical))
+        if expecting != "turn":  # "me equivoqué" / "repite" are heard at every question too
+            for kind in ("undo", "repeat"):
+                phrases += self._command(kind, canonical)
+        return list(_dedupe(phrases))
 
     def words(self) -> set[str]:
         """Every word of every phrase, lower-case with accents (for a recognizer grammar)."""

@@ -60,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
               "(apt install espeak-ng).", file=sys.stderr)
         return 2
     try:
-        summary = run(options, config, progress=None if args.json else _progress)
+        summary = run(options, config, progress=_progress)
     except (RuntimeError, ValueError, OSError) as exc:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
@@ -125,6 +125,12 @@ def run(options: BenchOptions, config: Config, progress=None,  # noqa: ANN001
                            on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))
                            if progress else (lambda _l: None))
         results.append(result)
+        if progress:
+            print(f"\rgame {g + 1}/{options.games}: {'correct' if result.correct else 'WRONG'}, "
+                  f"{len(intended.actions)} actions, {result.stats.utterances} utterances, "
+                  f"{result.stats.wrong_accepts} wrong accepts, {result.uncorrected} uncorrected"
+                  f"{', the players gave up' if table.gave_up else ''}", file=sys.stderr,
+                  flush=True)
         scores.append(GameScore(result.correct, len(intended.actions), result.uncorrected,
                                 result.stats, result.busy_s, result.audio_s))
     assert recognizer is not None

@@ -1,4 +1,4 @@
-"""How a table says things: the words for each intended action, from the language layer's vocabulary.
+"""How a table says things: words for each intended action, from the language vocabulary.
 
 Players do not talk like a grammar: they put fillers before bids ("subo a cinco quinas"),
 their name before a call ("Beto, dudo"), use their region's face names ("tres chinas"),

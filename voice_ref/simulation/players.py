@@ -24,6 +24,7 @@ from voice_ref.simulation.phrasing import Kind, Line, Phrasing
 from voice_ref.simulation.script import IntendedGame, plain
 
 UNDO_WORDS = tuple(w for w in COMMANDS["undo"] if w in ("me equivoqué", "corrige"))
+GIVE_UP_AFTER = 6  # corrections in a row that change nothing: the table gives up on the referee
 
 
 @dataclass
@@ -70,6 +71,8 @@ class Table:
         self._confirming: tuple[Line, Intent | None] | None = None  # the line, the words' intent
         self._new_game_open = False
         self._last: Line | None = None
+        self._failed_corrections = 0
+        self.gave_up = False
 
     # -- speaking ------------------------------------------------------------------------
 
@@ -85,10 +88,15 @@ class Table:
         if self._new_game_open:
             return self._spoken(Line(self._anyone(), "no", Kind.ANSWER, SimpleIntent(kind="no")))
         if moves != self._target[: len(moves)]:
+            self._failed_corrections += 1
+            if self._failed_corrections > GIVE_UP_AFTER:
+                self.gave_up = True
+                return None
             speaker = self._last.speaker if self._last else self._anyone()
             self.stats.corrections += 1
             return self._spoken(Line(speaker, self.rng.choice(UNDO_WORDS), Kind.CORRECTION,
                                      SimpleIntent(kind="undo")))
+        self._failed_corrections = 0
         i = len(moves)
         if i == len(self._target):
             return None

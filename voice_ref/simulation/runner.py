@@ -108,7 +108,7 @@ def play_game(
     sr = session.recognizer.sample_rate
     step = int(sr * BLOCK_S)
     intended = table.intended
-    max_lines = max_lines or 4 * len(intended.actions) + 40
+    max_lines = max_lines or 3 * len(intended.actions) + 20
     tape = Tape(sr)
     transcript: list[str] = []
     t = busy_until = busy = 0.0
