@@ -133,6 +133,11 @@ def run(options: BenchOptions, config: Config, progress=None,  # noqa: ANN001
                   flush=True)
         scores.append(GameScore(result.correct, len(intended.actions), result.uncorrected,
                                 result.stats, result.busy_s, result.audio_s))
+        if progress:  # the running totals, so a long run that is stopped still says something
+            so_far = summarize(scores, backend=getattr(recognizer, "name", "?"),
+                               model=str(getattr(recognizer, "model", "?")))
+            print(f"after game {g + 1}: {json.dumps(so_far, ensure_ascii=False)}",
+                  file=sys.stderr, flush=True)
     assert recognizer is not None
     return summarize(scores, backend=getattr(recognizer, "name", "?"),
                      model=str(getattr(recognizer, "model", "?")))
