@@ -109,9 +109,8 @@ class PhraseInventory:
         if expecting not in groups:
             raise ValueError(f"expecting must be one of {', '.join(EXPECTING)}, not {expecting!r}")
         phrases = list(groups[expecting](canonical))
-        if expecting != "turn":  # "me equivoqué" / "repite" are heard at every question too
-            for kind in ("undo", "repeat"):
-                phrases += self._command(kind, canonical)
+        if expecting != "turn":  # a wrong count or answer can be undone at the next question
+            phrases += self._command("undo", canonical)
         return list(_dedupe(phrases))
 
     def words(self) -> set[str]:

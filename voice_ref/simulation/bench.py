@@ -83,7 +83,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     if args.snr is not None and not args.noise:
         raise ValueError("--snr needs --noise DIR (the noise to mix at that SNR).")
     try:
-        TableSetup(players, preset=args.rules or config.preset)
+        TableSetup(players, preset=args.rules or config.preset, overrides=config.rule_overrides)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     return BenchOptions(
@@ -99,8 +99,9 @@ def run(options: BenchOptions, config: Config, progress=None,  # noqa: ANN001
         recognizer: Recognizer | None = None) -> dict[str, object]:
     """Play the games; returns the summary (see `summary.summarize`)."""
     noise = NoiseBank.load(options.noise) if options.noise else None
-    setup = TableSetup(options.players, preset=options.preset, starter="ask", direction=None,
-                       dialect=config.dialect, dialect_faces=config.dialect_faces)
+    setup = TableSetup(options.players, preset=options.preset, overrides=config.rule_overrides,
+                       starter="ask", direction=None, dialect=config.dialect,
+                       dialect_faces=config.dialect_faces)
     prompts = Prompts.load()
     seats = random.Random(f"{options.seed}:voices")
     voices = {p: Voice(options.voices[i % len(options.voices)], seats.randint(145, 180),
