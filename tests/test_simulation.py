@@ -17,10 +17,11 @@ from voice_ref.language.intents import BidIntent
 from voice_ref.language.parser import Parser
 from voice_ref.language.vocabulary import say_bid
 from voice_ref.rules.game import Awaiting, Game
+from voice_ref.rules.hands import is_valid_pass_hand
 from voice_ref.rules.moves import Calzo, Dudo, Paso, PassCheck, Raise, RevealCount
 from voice_ref.rules.variants import PRESETS, make_rules
 from voice_ref.simulation.announcer import SimulatedAnnouncer
-from voice_ref.simulation.phrasing import Kind, Phrasing, Style
+from voice_ref.simulation.phrasing import Phrasing, Style
 from voice_ref.simulation.players import Table, TableStats, same_meaning
 from voice_ref.simulation.render import NoiseBank, active_power, mix
 from voice_ref.simulation.runner import GameResult, play_game, wire
@@ -81,8 +82,6 @@ def test_pass_checks_follow_the_real_hand():
         game = Game(PLAYERS, make_rules("chile"))
         for action in play(PLAYERS, make_rules("chile"), random.Random(seed)).actions:
             if isinstance(action.move, PassCheck):
-                from voice_ref.rules.hands import is_valid_pass_hand
-
                 passer = game.challenge.bidder
                 assert action.move.valid == is_valid_pass_hand(dict(action.hands)[passer],
                                                                game.rules.pass_hands)
@@ -264,7 +263,3 @@ def test_the_summary_adds_up():
     assert summary["backend"] == "scripted" and summary["model"] == "echo"
     assert summary["rss_peak_mb"] > 0
 
-
-def test_a_line_kind_is_what_the_referee_must_do_with_it():
-    assert {k.value for k in Kind} == {"action", "answer", "correction", "query", "talk",
-                                       "illegal"}

@@ -9,8 +9,11 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from voice_ref.config import Config, load_config
 from voice_ref.dialogue.prompts import Prompts
@@ -95,7 +98,10 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     )
 
 
-def run(options: BenchOptions, config: Config, progress=None,  # noqa: ANN001
+Progress = Callable[[int, int, Table], None]
+
+
+def run(options: BenchOptions, config: Config, progress: Progress | None = None,
         recognizer: Recognizer | None = None) -> dict[str, object]:
     """Play the games; returns the summary (see `summary.summarize`)."""
     noise = NoiseBank.load(options.noise) if options.noise else None
@@ -107,7 +113,7 @@ def run(options: BenchOptions, config: Config, progress=None,  # noqa: ANN001
     voices = {p: Voice(options.voices[i % len(options.voices)], seats.randint(145, 180),
                        seats.randint(35, 65)) for i, p in enumerate(options.players)}
     referee_voice = Voice(config.voice.voice, config.voice.rate)
-    cache: dict[str, object] = {}
+    cache: dict[str, np.ndarray] = {}
     scores: list[GameScore] = []
     results: list[GameResult] = []
     for g in range(options.games):
@@ -144,7 +150,8 @@ def run(options: BenchOptions, config: Config, progress=None,  # noqa: ANN001
                      model=str(getattr(recognizer, "model", "?")))
 
 
-def _cached(cache: dict, text: str, voice: Voice):  # noqa: ANN001, ANN202
+def _cached(cache: dict[str, np.ndarray], text: str, voice: Voice) -> np.ndarray:
+    """The referee's lines repeat a lot ("Le toca a Beto."): each is rendered once."""
     if text not in cache:
         cache[text] = espeak(text, voice)
     return cache[text]
