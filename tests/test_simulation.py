@@ -263,3 +263,14 @@ def test_the_summary_adds_up():
     assert summary["backend"] == "scripted" and summary["model"] == "echo"
     assert summary["rss_peak_mb"] > 0
 
+
+
+@pytest.mark.parametrize("expecting", ["count", "yes_no", "choice", "pass_check", "starter"])
+def test_a_mistake_can_be_undone_at_every_question(expecting):
+    """Found by the simulated table: a misheard count was followed by "¿obligas?", where the
+    recognizer could not hear "me equivoqué", so the wrong count could never be undone."""
+    from voice_ref.language.inventory import PhraseInventory
+
+    phrases = PhraseInventory(list(PLAYERS)).phrases(expecting)
+    assert {"me equivoqué", "corrige"} <= {p.text for p in phrases if p.intent.type == "undo"}
+    assert not any(p.intent.type == "repeat" for p in phrases)  # "repita" ate "derecha"
