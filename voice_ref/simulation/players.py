@@ -24,7 +24,7 @@ from voice_ref.simulation.phrasing import Kind, Line, Phrasing
 from voice_ref.simulation.script import IntendedGame, plain
 
 UNDO_WORDS = tuple(w for w in COMMANDS["undo"] if w in ("me equivoqué", "corrige"))
-GIVE_UP_AFTER = 6  # corrections in a row that change nothing: the table gives up on the referee
+GIVE_UP_AFTER = 6  # corrections in a row that do not get the game back on track: give up
 
 
 @dataclass
