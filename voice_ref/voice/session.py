@@ -15,31 +15,20 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
 
 from voice_ref.config import Config
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
+from voice_ref.voice.decision import DeciderFn, Heard, make_decider
 
 # What the referee waits for → whether it is a question put to the table (re-asked on silence).
 QUESTIONS = ("count", "yes_no", "choice", "pass_check", "starter")
 LISTENING_MARKER = "voice-ref: escuchando (listening)"
 
 
-@dataclass(frozen=True)
-class Heard:
-    """What the loop concluded about one utterance (the decision layer's verdict)."""
-
-    action: str  # "accept", "confirm" or "ignore"
-    text: str  # what was heard (best hypothesis)
-    intent: Any = None  # an Intent for accept/confirm
-    score: float | None = None
-    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"
-
-
-Decider = Callable[[Utterance, Any, str], Heard]
+Decider = DeciderFn
 
 
 class VoiceSession:
@@ -204,9 +193,9 @@ class VoiceSession:
         ))
 
 
-def _phrases(referee: Any) -> tuple[tuple[str, dict], ...]:
+def _phrases(referee: Any) -> tuple[Any, ...]:
     """The inventory phrases allowed now, as the recognizer's context wants them."""
-    return tuple((p.text, p.intent.to_json()) for p in referee.allowed_phrases())
+    return tuple(referee.allowed_phrases())
 
 
 def _minimums(referee: Any, state: dict) -> tuple[tuple[int, int, bool], ...]:
@@ -214,39 +203,6 @@ def _minimums(referee: Any, state: dict) -> tuple[tuple[int, int, bool], ...]:
     if state.get("awaiting") != "bid" or not state.get("bid"):
         return ()
     return tuple((b.quantity, int(b.face), b.clean) for b in referee.game.minimum_bids())
-
-
-# -- deciding what an utterance means ----------------------------------------------------------
-
-
-def make_decider(config: Config) -> Decider:
-    """N-best + context + legality → accept / confirm / ignore (`voice/decision.py`)."""
-    from voice_ref.language.parser import Parser
-    from voice_ref.voice import decision
-
-    parsers: dict[tuple[str, ...], Parser] = {}
-
-    def decide(utterance: Utterance, referee: Any, expecting: str) -> Heard:
-        players = tuple(referee.players)
-        parser = parsers.setdefault(players, Parser(players))
-        verdict = decision.decide(
-            utterance, parser, referee.is_legal,
-            accept_score=config.asr.accept_score, confirm_margin=config.asr.confirm_margin,
-        )
-        text = verdict.heard or (utterance.best.text if utterance.best else "")
-        question = _confirm_question(referee, verdict.intent, text) \
-            if verdict.action == "confirm" else ""
-        return Heard(verdict.action, text, verdict.intent, verdict.score, question)
-
-    return decide
-
-
-def _confirm_question(referee: Any, intent: Any, heard: str) -> str:
-    if getattr(intent, "type", None) == "bid":
-        words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
-    else:
-        words = heard
-    return referee.prompts.say("ask.did_you_say", words=words)
 
 
 # -- push-to-talk -------------------------------------------------------------------------------

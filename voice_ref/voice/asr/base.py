@@ -14,6 +14,8 @@ from typing import Protocol
 
 import numpy as np
 
+from voice_ref.language.inventory import Phrase
+
 
 @dataclass(frozen=True, slots=True)
 class WordTiming:
@@ -56,11 +58,11 @@ class ListenContext:
     `expecting` is one of "turn" (bids, dudo/calzo/paso, commands, queries),
     "count" (a number), "yes_no", "choice" (abierta/cerrada or a direction),
     "pass_check" (sí/no or five dice), "starter" (a name) or "any".
-    `phrases` are the inventory phrases (text, intent JSON) allowed now.
+    `phrases` are the inventory phrases allowed now (each with its intent).
     """
 
     expecting: str = "any"
-    phrases: tuple[tuple[str, dict], ...] = ()
+    phrases: tuple[Phrase, ...] = ()
 
 
 class Recognizer(Protocol):
