@@ -32,7 +32,9 @@ LIMITS = Thresholds(
 )
 
 
-def utt(*hyps: tuple[str, float], free: str = "", start: float = 0.0, end: float = 1.0) -> Utterance:
+def utt(
+    *hyps: tuple[str, float], free: str = "", start: float = 0.0, end: float = 1.0
+) -> Utterance:
     return Utterance(tuple(Hypothesis(t, s) for t, s in hyps), start, end, free_text=free)
 
 

@@ -8,9 +8,9 @@ bench. Steps, for each utterance:
    the hypotheses, is the "table talk" reading unless it parses as a game intent.
 2. **What the game allows** (`TableView`). A reading that cannot answer now (a bare
    number while a bid is expected, a count or bid above the dice on the table) is no
-   candidate: it is dropped and the rest scaled back to the same total (its mass is not handed to the
-   talk reading either: the recognizer said *something* game-like). A free transcript
-   that reads as such an answer is table talk.
+   candidate: it is dropped and the rest scaled back to the same total (its mass is
+   not handed to the talk reading either: the recognizer said *something* game-like).
+   A free transcript that reads as such an answer is table talk.
 3. **Priors.** Likely raises (the minimum raises, one more of the standing face) get
    `raise_prior` nats over far-fetched ones; a reading the free transcript itself
    spells gets `free_agree` nats.
