@@ -180,6 +180,7 @@ def _utterance_record(utt: Utterance) -> dict:
         "start_s": round(utt.start_s, 3),
         "end_s": round(utt.end_s, 3),
         "free": utt.free_text,
+        "fluency": utt.free_fluency,
         "hypotheses": [(h.text, h.score) for h in utt.hypotheses],
         "scored": utt.extra.get("scored", []),
         "compute_ms": utt.extra.get("compute_ms"),
@@ -236,6 +237,7 @@ def replay(rows: list[dict[str, Any]], make_decider, inventory) -> list[dict[str
                 u["start_s"],
                 u["end_s"],
                 free_text=u["free"],
+                free_fluency=u.get("fluency"),
             )
             for u in row["utterances"]
         ]

@@ -44,6 +44,9 @@ class Utterance:
     end_s: float  # stream time where speech ended
     decoded_at_s: float = 0.0  # stream time (audio consumed) when the result was ready
     free_text: str = ""  # unconstrained transcript, when the backend has one
+    # Mean token log-probability of `free_text` (None: the backend does not say): how
+    # sure the backend is that this is what was said (evidence for table talk).
+    free_fluency: float | None = None
     extra: dict = field(default_factory=dict)  # backend-specific diagnostics
 
     @property

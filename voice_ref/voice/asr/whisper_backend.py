@@ -178,13 +178,14 @@ class WhisperRecognizer:
             end_s,
             decoded_at_s=self._vad.consumed_s,
             free_text=utt.free_text,
+            free_fluency=utt.free_fluency,
             extra=utt.extra,
         )
 
     def recognize(self, audio: np.ndarray, start_s: float = 0.0, end_s: float = 0.0) -> Utterance:
         t0 = time.perf_counter()
         encoded = self._encode(audio)
-        free_tokens, first_row = self._free_transcript(encoded)
+        free_tokens, first_row, fluency = self._free_transcript(encoded)
         free = self._tok.decode(free_tokens).strip()
         scorer = PmiScorer(
             lambda seqs: self._probe(encoded, seqs),
@@ -217,7 +218,12 @@ class WhisperRecognizer:
             ],
         }
         return Utterance(
-            tuple(hyps), start_s, end_s or len(audio) / SAMPLE_RATE, free_text=free, extra=extra
+            tuple(hyps),
+            start_s,
+            end_s or len(audio) / SAMPLE_RATE,
+            free_text=free,
+            free_fluency=fluency if free else None,
+            extra=extra,
         )
 
     def _encode(self, audio: np.ndarray):  # noqa: ANN202
@@ -236,8 +242,9 @@ class WhisperRecognizer:
     def _start(self) -> list[int]:
         return [*self._prompt, *self._tok.sot_sequence, self._tok.no_timestamps]
 
-    def _free_transcript(self, encoded) -> tuple[list[int], np.ndarray]:  # noqa: ANN001
-        """Greedy transcript, and the log-distribution of the first token (free for the search)."""
+    def _free_transcript(self, encoded) -> tuple[list[int], np.ndarray, float]:  # noqa: ANN001
+        """Greedy transcript, the log-distribution of the first token (free for the search),
+        and how fluent the transcript is (`free_fluency`)."""
         start = self._start()
         result = self._whisper.generate(
             encoded,
@@ -247,9 +254,11 @@ class WhisperRecognizer:
             return_logits_vocab=True,
             suppress_blank=True,
         )[0]
-        tokens = _cut_loop([t for t in result.sequences_ids[0] if t < self._tok.eot])
+        raw = [t for t in result.sequences_ids[0] if t < self._tok.eot]
+        tokens = _cut_loop(raw)
         logits = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
-        return tokens, _log_softmax(logits[:1])[0]
+        rows = _log_softmax(logits[: len(raw) + 1]) if len(logits) else logits
+        return tokens, rows[0], free_fluency(tokens, rows)
 
     def _probe(self, encoded, sequences: list[list[int]]) -> list[tuple[float, np.ndarray]]:  # noqa: ANN001
         """For each token sequence: its total log-probability and the next-token log-distribution.
@@ -319,6 +328,18 @@ class WhisperRecognizer:
 def _log_softmax(x: np.ndarray) -> np.ndarray:
     x = x - x.max(axis=-1, keepdims=True)
     return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
+
+
+def free_fluency(tokens: list[int], rows: np.ndarray) -> float:
+    """Mean log-probability of the greedy transcript's tokens: near 0 when Whisper is
+    sure of what it wrote (real speech, table talk it understood), low for guesses.
+    `tokens` are the transcript after `_cut_loop`; one that still repeats itself
+    ("Y como como como ...") is not fluent: -inf."""
+    if not tokens or len(rows) < len(tokens):
+        return float("-inf")
+    if len(tokens) >= 6 and len(set(tokens)) < len(tokens) / 2:
+        return float("-inf")
+    return float(rows[np.arange(len(tokens)), tokens].mean())
 
 
 def _cut_loop(tokens: list[int]) -> list[int]:
