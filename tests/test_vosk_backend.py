@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice_ref.language.intents import SimpleIntent
+from voice_ref.language.intents import NumberIntent, SimpleIntent
 from voice_ref.language.inventory import Phrase
 from voice_ref.voice.asr.base import ListenContext
 from voice_ref.voice.audio_in import read_wav, wav_blocks
@@ -365,3 +365,45 @@ def test_spanish_model_on_dev_clips():
         texts = [u.best.text for u in _run(rec, wav_blocks(DEV / clip["file"]))]
         correct += normalize(clip["text"]) in texts
     assert correct >= len(clips) // 2, f"{correct}/{len(clips)} short clips recognized"
+
+
+class _KoreanWords:
+    """A stand-in parser: Korean words play game answers (the model knows no Spanish)."""
+
+    MEANING = {"하나": NumberIntent(value=1), "셋": NumberIntent(value=3),
+               "감사합니다": SimpleIntent(kind="yes"), "아니요": SimpleIntent(kind="no")}
+
+    def parse(self, text: str):  # noqa: ANN201
+        from voice_ref.language.parser import NO_PARSE, ParseResult
+
+        intent = self.MEANING.get(text.strip())
+        return ParseResult(intent, 1.0, text) if intent else NO_PARSE
+
+
+@pytest.mark.vosk_model
+@needs_model
+def test_vosk_n_best_takes_the_same_context_prior_and_confirmation_rules():
+    from voice_ref.voice.decision import TableView, Thresholds, decide
+
+    # The unclear word alone: Vosk hesitates between "하나" (1), "아니요" (no) and "셋" (3).
+    tail = read_wav(FIXTURE)[int((UNHEARD[0] - 0.46) * 16000) :]
+    (unclear,) = _run(_recognizer(), [tail])
+    texts = [h.text for h in unclear.hypotheses]
+    assert texts[0] == "하나" and {"아니요", "셋"} <= set(texts)
+    parser = _KoreanWords()
+    # The Spanish syllable model does not apply to Korean stand-in words.
+    limits = Thresholds(accept=0.8, confirm=0.3, duration_logp=float("-inf"))
+    blind = decide(unclear, parser, limits=limits)
+    assert blind.action == "confirm" and blind.intent == NumberIntent(value=1)
+    # A count is expected and two dice are on the table: "no" and 3 are no candidates.
+    count = TableView(kinds=frozenset({"number"}), dice_on_table=2)
+    knowing = decide(unclear, parser, view=count, limits=limits)
+    assert knowing.action == "accept" and knowing.intent == NumberIntent(value=1)
+    assert knowing.score > blind.score and not knowing.alternatives
+    # A prior for a likely answer moves mass towards it (here: the "no").
+    primed = TableView(kinds=frozenset({"number", "no"}), likely=frozenset({SimpleIntent(kind="no")}))
+    shares = dict((str(i), s) for i, s in decide(unclear, parser, view=primed,
+                                                   limits=limits).alternatives)
+    plain = dict((str(i), s) for i, s in decide(unclear, parser, limits=limits).alternatives)
+    no = str(SimpleIntent(kind="no"))
+    assert shares[no] > plain[no]

@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--split", choices=["tuning", "heldout", "all"], default="all",
                        help="DEV voices to use (see BENCHMARKS.md, Method)")
     bench.add_argument("--every", type=int, default=1, help="every N-th clip of each category")
+    bench.add_argument("--categories", help="only these label categories (comma-separated)")
     bench.add_argument("--rules", help="rule preset (cachito adds limpio bids)")
     bench.add_argument("--rows", metavar="JSONL", help="write every clip's result here")
     bench.set_defaults(target="voice_ref.voice.bench:main")

@@ -55,12 +55,22 @@ def split_of(label: dict[str, Any]) -> str:
     return "tuning" if voice in TUNING_VOICES else "heldout"
 
 
-def select(labels: list[dict[str, Any]], split: str = "all", every: int = 1) -> list[dict]:
-    """The clips of one split; `every` > 1 keeps every n-th clip of each category
-    (a stratified subset for quick iterations)."""
+def select(
+    labels: list[dict[str, Any]],
+    split: str = "all",
+    every: int = 1,
+    categories: frozenset[str] | None = None,
+) -> list[dict]:
+    """The clips of one split (and of some categories); `every` > 1 keeps every n-th clip
+    of each category (a stratified subset for quick iterations)."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
-    chosen = [lb for lb in labels if split == "all" or split_of(lb) == split]
+    chosen = [
+        lb
+        for lb in labels
+        if (split == "all" or split_of(lb) == split)
+        and (categories is None or lb.get("category") in categories)
+    ]
     if every > 1:
         seen: dict[str, int] = defaultdict(int)
         kept = []
@@ -332,9 +342,15 @@ def main(args: argparse.Namespace) -> int:
     from voice_ref.voice.decision import bench_decider
 
     folder = Path(args.audio)
+    categories = getattr(args, "categories", None)
     try:
-        labels = load_labels(folder)
-        labels = select(labels, getattr(args, "split", "all"), getattr(args, "every", 1) or 1)
+        every_label = load_labels(folder)
+        labels = select(
+            every_label,
+            getattr(args, "split", "all"),
+            getattr(args, "every", 1) or 1,
+            frozenset(categories.split(",")) if categories else None,
+        )
     except (FileNotFoundError, json.JSONDecodeError, OSError, ValueError) as exc:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
@@ -345,7 +361,8 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
-    players = sorted({lb["intent"]["player"] for lb in labels if lb["intent"].get("player")})
+    # The table's players are every name of the folder, whatever part of it is run.
+    players = sorted({lb["intent"]["player"] for lb in every_label if lb["intent"].get("player")})
     players = players or list(config.game.players)
     t0 = time.perf_counter()
     try:
