@@ -401,7 +401,9 @@ def test_vosk_n_best_takes_the_same_context_prior_and_confirmation_rules():
     assert knowing.action == "accept" and knowing.intent == NumberIntent(value=1)
     assert knowing.score > blind.score and not knowing.alternatives
     # A prior for a likely answer moves mass towards it (here: the "no").
-    primed = TableView(kinds=frozenset({"number", "no"}), likely=frozenset({SimpleIntent(kind="no")}))
+    primed = TableView(
+        kinds=frozenset({"number", "no"}), likely=frozenset({SimpleIntent(kind="no")})
+    )
     shares = dict((str(i), s) for i, s in decide(unclear, parser, view=primed,
                                                    limits=limits).alternatives)
     plain = dict((str(i), s) for i, s in decide(unclear, parser, limits=limits).alternatives)
