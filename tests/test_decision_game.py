@@ -79,3 +79,14 @@ def test_name_pause_call_in_the_live_decider(tmp_path: Path) -> None:
     call = decide(utt(("tres quinas", 0.95), ("x", 0.05), start=3.7, end=4.4), referee, "turn")
     assert name.action == "accept" and name.intent == SimpleIntent(kind="none", player="Beto")
     assert call.action == "accept" and call.intent == BidIntent(quantity=3, face=5, player="Beto")
+
+
+def test_the_recognizer_listens_only_for_quantities_on_the_table(tmp_path: Path) -> None:
+    from voice_ref.voice.decision import phrases_now
+
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    everything = referee.allowed_phrases()
+    now = phrases_now(referee)
+    assert 0 < len(now) < len(everything)
+    assert max(p.intent.quantity for p in now if isinstance(p.intent, BidIntent)) == 15
+    assert {p.intent.type for p in now} == {p.intent.type for p in everything}

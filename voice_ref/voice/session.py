@@ -21,7 +21,7 @@ import numpy as np
 
 from voice_ref.config import Config
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
-from voice_ref.voice.decision import DeciderFn, Heard, make_decider
+from voice_ref.voice.decision import DeciderFn, Heard, make_decider, phrases_now
 
 # What the referee waits for → whether it is a question put to the table (re-asked on silence).
 QUESTIONS = ("count", "yes_no", "choice", "pass_check", "starter")
@@ -195,7 +195,7 @@ class VoiceSession:
 
 def _phrases(referee: Any) -> tuple[Any, ...]:
     """The inventory phrases allowed now, as the recognizer's context wants them."""
-    return tuple(referee.allowed_phrases())
+    return phrases_now(referee)
 
 
 def _minimums(referee: Any, state: dict) -> tuple[tuple[int, int, bool], ...]:
