@@ -26,6 +26,7 @@ LIMITS = Thresholds(
     confirm=0.35,
     confirm_margin=0.15,
     talk_similarity=0.5,
+    fluent=-0.8,
     duration_logp=-6.0,
     raise_prior=1.0,
     free_agree=2.0,
@@ -33,9 +34,20 @@ LIMITS = Thresholds(
 
 
 def utt(
-    *hyps: tuple[str, float], free: str = "", start: float = 0.0, end: float = 1.0
+    *hyps: tuple[str, float],
+    free: str = "",
+    start: float = 0.0,
+    end: float = 1.0,
+    fluency: float | None = -0.3,
 ) -> Utterance:
-    return Utterance(tuple(Hypothesis(t, s) for t, s in hyps), start, end, free_text=free)
+    """`fluency`: how sure the backend is of its free transcript (sure by default)."""
+    return Utterance(
+        tuple(Hypothesis(t, s) for t, s in hyps),
+        start,
+        end,
+        free_text=free,
+        free_fluency=fluency if free else None,
+    )
 
 
 def only_bid(quantity: int, face: int):  # noqa: ANN201
@@ -136,6 +148,24 @@ def test_fluent_free_transcript_far_from_the_phrase_blocks_a_dudo() -> None:
     d = decide(heard, PARSER, limits=LIMITS)
     assert similarity("Donde.", "dudo") < LIMITS.talk_similarity
     assert not d.is_game_action
+
+
+def test_an_unsure_free_transcript_is_no_evidence_against() -> None:
+    # Whisper guessing on game audio ("Donde." at low confidence) does not veto a dudo.
+    heard = utt(("dudo", 0.95), ("Donde.", 0.05), free="Donde.", fluency=-1.6)
+    assert decide(heard, PARSER, limits=LIMITS).action == "accept"
+
+
+def test_free_transcript_with_digits_reads_as_its_number() -> None:
+    heard = utt(("treinta y siete", 0.9), ("x", 0.1), free="30 y 7")
+    d = decide(heard, PARSER, view=TableView(kinds=frozenset({"number"})), limits=LIMITS)
+    assert d.action == "accept" and d.intent.to_json() == {"type": "number", "value": 37}
+
+
+def test_a_name_heard_from_a_fluent_other_word_is_not_a_name() -> None:
+    heard = utt(("Carla", 0.93), ("dudo", 0.07), free="Jingle")
+    assert decide(utt(("Carla", 0.93), ("dudo", 0.07)), PARSER, limits=LIMITS).action == "accept"
+    assert decide(heard, PARSER, limits=LIMITS).action == "ignore"
 
 
 def test_free_transcript_that_spells_the_phrase_supports_it() -> None:

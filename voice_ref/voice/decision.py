@@ -72,6 +72,7 @@ class Thresholds:
     confirm: float = 0.3
     confirm_margin: float = 0.15
     talk_similarity: float = 0.5  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
+    fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
     duration_logp: float = -4.0  # below: the phrase cannot be what was said in that time
     raise_prior: float = 1.0  # nats for a likely raise
     free_agree: float = 2.0  # nats for the reading the free transcript spells
@@ -163,7 +164,7 @@ def readings(
     """Steps 1-3: possible readings with their shares (renormalized), best first, and
     what the free transcript reads as (None: no game intent)."""
     free = utterance.free_text.strip()
-    free_intent = parser.parse(free).intent if free else None
+    free_intent = parser.parse(spelled(free)).intent if free else None
     if free_intent is not None and not view.possible(free_intent):
         free_intent = None
     out: list[Reading] = []
@@ -209,7 +210,8 @@ def talk_evidence(
 ) -> str:
     """Why the audio is probably not `best` but table talk ("" when nothing says so)."""
     free = utterance.free_text.strip()
-    fluent = bool(free) and free_intent is None and re.search(r"\w", free) is not None
+    sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.fluent
+    fluent = sure and free_intent is None and re.search(r"\w", free) is not None
     if fluent and similarity(free, best.text) < limits.talk_similarity:
         return f"free transcript {free!r} is no game phrase"
     speech_s = utterance.end_s - utterance.start_s
@@ -248,11 +250,16 @@ def decide(
     share = round(best.share, 4)
     if best.intent is None:
         return Decision(None, "ignore", share, alternatives, best.text, "table talk")
-    if best.intent.type == "none":  # a name alone
-        return Decision(best.intent, "accept", share, alternatives, best.text, "a name")
-    if _is_name(free_intent) and similarity(utterance.free_text, best.text) < 0.5:
-        return Decision(free_intent, "accept", share, alternatives, utterance.free_text, "a name")
     against = talk_evidence(utterance, best, free_intent, limits)
+    if best.intent.type == "none":  # a name alone, unless the audio says otherwise
+        if against:
+            return Decision(None, "ignore", share, alternatives, best.text, against)
+        return Decision(best.intent, "accept", share, alternatives, best.text, "a name")
+    if (
+        _is_name(free_intent)
+        and similarity(utterance.free_text, best.text) < limits.talk_similarity
+    ):
+        return Decision(free_intent, "accept", share, alternatives, utterance.free_text, "a name")
     need = limits.accept_consequential if best.intent.type in CONSEQUENTIAL else limits.accept
     if best.share < limits.confirm:
         return Decision(None, "ignore", share, alternatives, best.text, "too unsure")
