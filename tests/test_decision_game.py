@@ -66,7 +66,7 @@ def test_a_near_threshold_legal_bid_is_confirmed_in_the_referees_words(tmp_path:
 def test_an_unsure_dudo_is_confirmed_not_accepted(tmp_path: Path) -> None:
     referee = referee_at_a_bid(tmp_path, "dos quinas")
     decide = make_decider(load_config())
-    unsure = decide(utt(("dudo", 0.6), ("qué calor", 0.4)), referee, referee.expecting)
+    unsure = decide(utt(("dudo", 0.52), ("qué calor", 0.48)), referee, referee.expecting)
     sure = decide(utt(("dudo", 0.97), ("qué calor", 0.03)), referee, referee.expecting)
     assert unsure.action == "confirm" and unsure.intent == SimpleIntent(kind="dudo")
     assert sure.action == "accept"

@@ -68,13 +68,13 @@ class Thresholds:
     config (`asr.accept_score`, `asr.confirm_margin`)."""
 
     accept: float = 0.5
-    accept_consequential: float = 0.8
+    accept_consequential: float = 0.6
     confirm: float = 0.3
     confirm_margin: float = 0.15
-    talk_similarity: float = 0.5  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
+    talk_similarity: float = 0.55  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
     fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
-    duration_logp: float = -4.0  # below: the phrase cannot be what was said in that time
-    raise_prior: float = 1.0  # nats for a likely raise
+    duration_logp: float = -2.0  # below: the phrase cannot be what was said in that time
+    raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
 
 
