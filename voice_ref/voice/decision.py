@@ -73,7 +73,7 @@ class Thresholds:
     confirm_margin: float = 0.15
     talk_similarity: float = 0.55  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
     fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
-    duration_logp: float = -2.0  # below: the phrase cannot be what was said in that time
+    duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
 
@@ -208,7 +208,10 @@ def talk_evidence(
     free_intent: Intent | None,
     limits: Thresholds,
 ) -> str:
-    """Why the audio is probably not `best` but table talk ("" when nothing says so)."""
+    """Why the audio is probably not `best` but table talk ("" when nothing says so).
+    A free transcript that itself reads as `best` outweighs any such evidence."""
+    if best.from_free:
+        return ""
     free = utterance.free_text.strip()
     sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.fluent
     fluent = sure and free_intent is None and re.search(r"\w", free) is not None
