@@ -445,6 +445,10 @@ def make_decider(config: Config) -> DeciderFn:
             decider = deciders[players] = Decider(Parser(players), thresholds_from(config))
         verdict = decider(utterance, table_view(referee, expecting))
         text = verdict.heard or (utterance.best.text if utterance.best else "")
+        if expecting == "turn" and verdict.action == "accept" and _is_name(verdict.intent):
+            # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
+            # usually follows the name; the decider gives the name to that call.
+            return Heard("ignore", text, verdict.intent, verdict.score)
         question = (
             confirm_question(referee, verdict.intent, text) if verdict.action == "confirm" else ""
         )
