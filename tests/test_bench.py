@@ -162,3 +162,23 @@ def test_bench_json_on_a_tiny_folder(tmp_path: Path, capsys) -> None:  # noqa: A
     assert [r["file"] for r in rows] == [lb["file"] for lb in picked]
     assert all(r["latency_ms"] is None or r["latency_ms"] >= 0 for r in rows)
     assert 0.0 <= out["accuracy"] <= 1.0 and out["latency_ms_p95"] > 0 and out["rss_peak_mb"] > 0
+
+
+def test_replay_decides_again_from_recorded_recognizer_output() -> None:
+    from voice_ref.config import Config
+    from voice_ref.language.inventory import PhraseInventory
+    from voice_ref.voice.bench import replay
+    from voice_ref.voice.decision import bench_decider
+
+    utterance = {"start_s": 0.3, "end_s": 1.1, "free": "", "fluency": None,
+                 "hypotheses": [["cuatro quinas", 0.48], ["48", 0.3], ["14", 0.22]]}
+    row = {"file": "wav/d0001.wav", "text": "cuatro quinas", "voice": "es+m1",
+           "expected": {"type": "bid", "quantity": 4, "face": 5, "clean": False},
+           "noise": None, "snr": None, "category": "bid", "expecting": "turn",
+           "split": "tuning", "utterances": [utterance], "latency_ms": 500.0,
+           "busy_s": 1.0, "audio_s": 1.5}
+    players = ["Ana", "Beto"]
+    (again,) = replay([row], bench_decider(Config(), players), PhraseInventory(players))
+    # The bare numbers cannot answer a turn: the bid keeps the whole mass.
+    assert again["correct"] and again["got"] == row["expected"]
+    assert again["latency_ms"] == 500.0 and again["split"] == "tuning"
