@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 from oracle_recognizer import OracleRecognizer
 
+from voice_ref.language.spoken import syllables
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 
 RATE = 16000
@@ -63,7 +64,8 @@ class ToneVoices:
         self.recognizer.spoken.append(text)
         self.said.append((speaker, text))
         lead = np.zeros(int(RATE * 0.3), np.float32)
-        return np.concatenate([lead, tone(0.6), lead]), 0.3, 0.9
+        seconds = max(0.3, 0.18 * syllables(text))  # as long as the words take to say
+        return np.concatenate([lead, tone(seconds), lead]), 0.3, 0.3 + seconds
 
 
 def referee_tone(text: str) -> np.ndarray:

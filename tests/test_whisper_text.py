@@ -8,15 +8,9 @@ from hypothesis import strategies as st
 
 from voice_ref.language.intents import BidIntent, DudoIntent, NumberIntent
 from voice_ref.language.inventory import PhraseInventory
-from voice_ref.voice.asr.whisper_backend import (
-    Candidate,
-    _build_trie,
-    _cut_loop,
-    _digit_variant,
-    _first_tokens,
-    duration_logp,
-    syllables,
-)
+from voice_ref.voice.asr.duration import duration_logp, syllables
+from voice_ref.voice.asr.phrase_search import Candidate, build_trie, first_tokens
+from voice_ref.voice.asr.whisper_backend import _cut_loop, _digit_variant
 
 
 @pytest.mark.parametrize(
@@ -72,7 +66,7 @@ def test_a_name_alone_fits_a_long_utterance_worse_than_name_and_bid() -> None:
 def test_trie_spells_phrases_as_whisper_writes_them() -> None:
     cands = [Candidate("Ana cinco quinas", None), Candidate("Ana", None),
              Candidate("dudo", None)]
-    root = _build_trie(cands, ["Ana"])
+    root = build_trie(cands, ["Ana"])
     assert set(root.children) == {"Ana,", "Ana", "Dudo"}
     assert root.children["Ana"].phrases == [cands[1]]
     leaf = root.children["Ana,"].children["cinco"].children["quinas"]
@@ -81,6 +75,6 @@ def test_trie_spells_phrases_as_whisper_writes_them() -> None:
 
 def test_first_tokens_cover_every_word_of_the_trie() -> None:
     cands = [Candidate("Ana cinco quinas", None), Candidate("dudo", None)]
-    root = _build_trie(cands, ["Ana"])
+    root = build_trie(cands, ["Ana"])
     spell = {"Ana,": [1, 2], "cinco": [3], "quinas": [4, 5], "Dudo": [6]}
-    assert _first_tokens(root, spell.__getitem__) == {1, 3, 4, 6}
+    assert first_tokens(root, spell.__getitem__) == {1, 3, 4, 6}

@@ -142,9 +142,10 @@ def play(args: argparse.Namespace) -> int:
 def run_voice(args: argparse.Namespace, config: Config) -> int:
     """`voice-ref play` with `--input session.wav` or the live microphone."""
     from voice_ref.voice.announcer import make_announcer
+    from voice_ref.voice.decision import make_decider
     from voice_ref.voice.display import make_display
     from voice_ref.voice.microphone import Microphone, MicrophoneUnavailable
-    from voice_ref.voice.session import LISTENING_MARKER, VoiceSession, listening_line, make_decider
+    from voice_ref.voice.session import LISTENING_MARKER, VoiceSession, listening_line
 
     live = not getattr(args, "input", None)
     json_mode = bool(getattr(args, "json", False))

@@ -66,9 +66,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--model")
     bench.add_argument("--json", action="store_true", help="print one summary object")
     bench.add_argument("--limit", type=int, help="only the first N clips")
+    bench.add_argument("--rules", help="rule preset: chile, dudo, simple or cachito "
+                       "(cachito adds limpio bids)")
+    bench.add_argument("--split", choices=["tuning", "heldout", "all"], default="all",
+                       help="DEV voices to use (see BENCHMARKS.md, Method)")
+    bench.add_argument("--every", type=int, default=1, help="every N-th clip of each category")
+    bench.add_argument("--categories", help="only these label categories (comma-separated)")
+    bench.add_argument("--rows", metavar="JSONL", help="write every clip's result here")
     sim = bench.add_argument_group("simulated table (voice_ref/simulation)")
     sim.add_argument("--games", type=int, help="play N whole spoken games")
-    sim.add_argument("--rules", help="rule preset: chile, dudo, simple or cachito")
     sim.add_argument("--players", help="comma-separated names in seat order")
     sim.add_argument("--voices", help="espeak-ng voices, one per player (e.g. es+m1,es-419+f2)")
     sim.add_argument("--noise", help="folder of noise WAVs (or a labelled folder's noise clips)")

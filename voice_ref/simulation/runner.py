@@ -26,7 +26,8 @@ from voice_ref.simulation.phrasing import Line
 from voice_ref.simulation.players import Table, TableStats
 from voice_ref.simulation.script import IntendedGame, plain
 from voice_ref.voice.asr.base import Recognizer
-from voice_ref.voice.session import VoiceSession, make_decider
+from voice_ref.voice.decision import make_decider
+from voice_ref.voice.session import VoiceSession
 
 BLOCK_S = 0.1  # as the microphone delivers
 WAIT_S = 3.0  # how long a player waits for an answer before saying it again

@@ -9,8 +9,15 @@ hay?", etc.); the players are the names in the labels (a table knows its players
 Latency is simulated without waiting in real time: a block "arrives" when its
 last sample would have been recorded, processing starts when both the block has
 arrived and the previous block is done, and the decision is ready when `decide`
-returns. Latency = decision time - end of speech (the label's `speech_end`), so
-it includes the VAD's wait for silence.
+returns. Latency = when the clip's last decision was ready - end of speech (the
+label's `speech_end`, else the end of the file), both on the clip's own clock, so
+it includes the VAD's wait for silence. A clip decided before its labelled end
+(the VAD closed on a quiet last syllable) counts as 0 ms, never negative.
+
+Splits (`--split`): the DEV voices are split 4/4 by voice once and for all
+(`TUNING_VOICES` / `HELDOUT_VOICES`, both dialects and both sexes on each side).
+Every threshold is chosen on the tuning voices; the held-out voices and any other
+folder (dev-real: a real human voice) are only reported.
 """
 
 from __future__ import annotations
@@ -27,10 +34,55 @@ from typing import Any
 import numpy as np
 
 from voice_ref.language.expecting import Expecting
-from voice_ref.voice.asr.base import ListenContext, Utterance
+from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.audio_in import read_wav
-from voice_ref.voice.decision import Decision, decide
+from voice_ref.voice.decision import Decision
 from voice_ref.voice.listen import stream
+
+# Fixed 4/4 split of the DEV set's espeak-ng voices (BENCHMARKS.md, "Method").
+TUNING_VOICES = frozenset({"es+m1", "es+f2", "es-419+m3", "es-419+f4"})
+HELDOUT_VOICES = frozenset({"es+m3", "es+f4", "es-419+m1", "es-419+f2"})
+SPLITS = ("tuning", "heldout", "all")
+
+
+def split_of(label: dict[str, Any]) -> str:
+    """ "tuning" or "heldout". Only the DEV voices listed in `TUNING_VOICES` tune; a clip
+    without a voice (noise only) goes by the parity of its file number; any other voice
+    (dev-real, unseen sets) is held out."""
+    voice = label.get("voice")
+    if voice is None and label.get("source") != "real":
+        digits = "".join(ch for ch in Path(label["file"]).stem if ch.isdigit())
+        return "tuning" if digits and int(digits) % 2 == 0 else "heldout"
+    return "tuning" if voice in TUNING_VOICES else "heldout"
+
+
+def select(
+    labels: list[dict[str, Any]],
+    split: str = "all",
+    every: int = 1,
+    categories: frozenset[str] | None = None,
+) -> list[dict]:
+    """The clips of one split (and of some categories); `every` > 1 keeps every n-th clip
+    of each category (a stratified subset for quick iterations)."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    chosen = [
+        lb
+        for lb in labels
+        if (split == "all" or split_of(lb) == split)
+        and (categories is None or lb.get("category") in categories)
+    ]
+    if every > 1:
+        seen: dict[str, int] = defaultdict(int)
+        kept = []
+        for lb in chosen:
+            key = lb.get("category", "")
+            if seen[key] % every == 0:
+                kept.append(lb)
+            seen[key] += 1
+        chosen = kept
+    return chosen
+
 
 EXPECTING_BY_CATEGORY: dict[str, Expecting] = {
     "answer_number": Expecting.COUNT,
@@ -51,34 +103,34 @@ def load_labels(folder: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def clip_intent(decisions: list[tuple[Decision, float]]) -> tuple[dict | None, float | None]:
+def clip_intent(decisions: list[Decision]) -> dict | None:
     """The clip's result: the first game action, else a name alone, else nothing."""
     for want_action in (True, False):
-        for d, latency in decisions:
+        for d in decisions:
             if d.action == "accept" and d.intent is not None and d.is_game_action == want_action:
-                return d.intent.to_json(), latency
-    return None, (decisions[-1][1] if decisions else None)
+                return d.intent.to_json()
+    return None
 
 
-def run_clip(recognizer, parser, audio: np.ndarray, speech_end: float | None, settings) -> dict:  # noqa: ANN001
-    """Stream one clip; returns the decisions with latencies (ms) and the processing time."""
+def clip_latency_ms(done_s: list[float], speech_end_s: float) -> float | None:
+    """From the end of speech to the clip's last decision, on the clip's clock (>= 0)."""
+    if not done_s:
+        return None
+    return max(0.0, (max(done_s) - speech_end_s) * 1000)
+
+
+def run_clip(recognizer, decider, audio: np.ndarray, speech_end: float | None) -> dict:  # noqa: ANN001
+    """Stream one clip; returns its decisions, latency (ms) and processing time."""
     recognizer.reset()
-
-    def handle(utt: Utterance) -> Decision:
-        return decide(
-            utt, parser, accept_score=settings.accept_score, confirm_margin=settings.confirm_margin
-        )
-
-    results, busy = stream(recognizer, audio, handle)
-    decisions = []
-    for item in results:
-        end = speech_end if speech_end is not None else item.utterance.end_s
-        decisions.append((item.result, (item.done_s - end) * 1000))
+    results, busy = stream(recognizer, audio, decider)
+    audio_s = len(audio) / recognizer.sample_rate
+    end = speech_end if speech_end is not None else audio_s
     return {
-        "decisions": decisions,
+        "decisions": [item.result for item in results],
+        "latency_ms": clip_latency_ms([item.done_s for item in results], end),
         "utterances": [r.utterance for r in results],
         "busy_s": busy,
-        "audio_s": len(audio) / recognizer.sample_rate,
+        "audio_s": audio_s,
     }
 
 
@@ -115,6 +167,16 @@ def summarize(rows: list[dict], meta: dict) -> dict:
         "false_action_rate": round(sum(r["false_action"] for r in none_rows) / len(none_rows), 4)
         if none_rows
         else float("nan"),
+        "confirmed_on_none": round(
+            sum(bool(r["confirmed"]) and r["got"] is None for r in none_rows) / len(none_rows), 4
+        )
+        if none_rows
+        else float("nan"),
+        "confirmed_right": round(
+            sum(not r["correct"] and r["expected"] in r["confirmed"] for r in rows) / len(rows), 4
+        )
+        if rows
+        else float("nan"),
         "latency_ms_mean": round(float(np.mean(lat)), 1) if lat else None,
         "latency_ms_p95": round(float(np.percentile(lat, 95)), 1) if lat else None,
         "rtf": round(busy / audio, 3) if audio else None,
@@ -123,56 +185,120 @@ def summarize(rows: list[dict], meta: dict) -> dict:
     }
 
 
-def run(
-    folder: Path,
-    recognizer,
-    settings,
-    players: list[str],
-    dialect: str,  # noqa: ANN001
-    limit: int | None = None,
-    progress=None,
-) -> tuple[dict, list[dict]]:  # noqa: ANN001
-    from voice_ref.language.inventory import PhraseInventory
-    from voice_ref.language.parser import Parser
+def _utterance_record(utt: Utterance) -> dict:
+    """Everything the decision layer saw, so decisions can be re-run offline (`--rows`)."""
+    return {
+        "start_s": round(utt.start_s, 3),
+        "end_s": round(utt.end_s, 3),
+        "free": utt.free_text,
+        "fluency": utt.free_fluency,
+        "hypotheses": [(h.text, h.score) for h in utt.hypotheses],
+        "scored": utt.extra.get("scored", []),
+        "compute_ms": utt.extra.get("compute_ms"),
+    }
 
-    labels = load_labels(folder)[:limit] if limit else load_labels(folder)
-    parser = Parser(players)
-    inventory = PhraseInventory(players, dialect)
+
+def clip_row(label: dict[str, Any], expecting: str, out: dict[str, Any]) -> dict[str, Any]:
+    """One clip's result (also what `--rows` writes, one JSON object per line)."""
+    got = clip_intent(out["decisions"])
+    expected = label["intent"]
+    return {
+        "file": label["file"],
+        "text": label.get("text", ""),
+        "voice": label.get("voice"),
+        "source": label.get("source"),
+        "split": split_of(label),
+        "expecting": expecting,
+        "expected": expected,
+        "got": got,
+        "confirmed": [d.intent.to_json() for d in out["decisions"] if d.action == "confirm"],
+        "why": [d.why for d in out["decisions"]],
+        "correct": _same(got, expected),
+        "false_action": expected["type"] == "none"
+        and got is not None
+        and got.get("type") != "none",
+        "heard": [u.best.text if u.best else "" for u in out["utterances"]],
+        "free": [u.free_text for u in out["utterances"]],
+        "utterances": [_utterance_record(u) for u in out["utterances"]],
+        "latency_ms": out["latency_ms"],
+        "busy_s": out["busy_s"],
+        "audio_s": out["audio_s"],
+        "noise": label.get("noise"),
+        "snr": label.get("snr"),
+        "category": label.get("category"),
+        "tags": label.get("tags", []),
+    }
+
+
+def replay(rows: list[dict[str, Any]], make_decider, inventory) -> list[dict[str, Any]]:  # noqa: ANN001
+    """Decide again from recorded recognizer output (`--rows` files): the decision layer's
+    thresholds can be chosen offline without running the recognizer again."""
+    contexts: dict[str, ListenContext] = {}
+    out_rows = []
+    for row in rows:
+        expecting = row["expecting"]
+        if expecting not in contexts:
+            contexts[expecting] = ListenContext(
+                expecting, tuple(inventory.phrases(expecting, canonical=False))
+            )
+        decide = make_decider(contexts[expecting])
+        utterances = [
+            Utterance(
+                tuple(Hypothesis(t, s) for t, s in u["hypotheses"]),
+                u["start_s"],
+                u["end_s"],
+                free_text=u["free"],
+                free_fluency=u.get("fluency"),
+            )
+            for u in row["utterances"]
+        ]
+        label = {
+            "file": row["file"],
+            "text": row["text"],
+            "voice": row["voice"],
+            "source": row.get("source"),
+            "intent": row["expected"],
+            "noise": row["noise"],
+            "snr": row["snr"],
+            "category": row["category"],
+            "tags": row.get("tags", []),
+        }
+        out = {
+            "decisions": [decide(u) for u in utterances],
+            "utterances": utterances,
+            "latency_ms": row["latency_ms"],
+            "busy_s": row["busy_s"],
+            "audio_s": row["audio_s"],
+        }
+        new = clip_row(label, expecting, out)
+        new["split"] = row["split"]
+        out_rows.append(new)
+    return out_rows
+
+
+def run(
+    labels: list[dict[str, Any]],
+    folder: Path,
+    recognizer,  # noqa: ANN001 - a Recognizer
+    make_decider,  # noqa: ANN001 - expecting -> (Utterance -> Decision)
+    inventory,  # noqa: ANN001 - language.inventory.PhraseInventory
+    progress=None,  # noqa: ANN001
+) -> tuple[dict, list[dict]]:
+    """Stream every clip of `labels` with the context its category implies."""
     contexts: dict[str, ListenContext] = {}
     rows = []
     for i, label in enumerate(labels):
         expecting = expecting_for(label.get("category", ""))
         if expecting not in contexts:
-            phrases = tuple(
-                (p.text, p.intent.to_json()) for p in inventory.phrases(expecting, canonical=False)
+            contexts[expecting] = ListenContext(
+                expecting, tuple(inventory.phrases(expecting, canonical=False))
             )
-            contexts[expecting] = ListenContext(expecting, phrases)
         recognizer.set_context(contexts[expecting])
         audio = read_wav(folder / label["file"], recognizer.sample_rate)
-        out = run_clip(recognizer, parser, audio, label.get("speech_end"), settings)
-        got, latency = clip_intent(out["decisions"])
-        expected = label["intent"]
-        row = {
-            "file": label["file"],
-            "text": label.get("text", ""),
-            "expected": expected,
-            "got": got,
-            "correct": _same(got, expected),
-            "false_action": expected["type"] == "none"
-            and got is not None
-            and got.get("type") != "none",
-            "heard": [u.best.text if u.best else "" for u in out["utterances"]],
-            "free": [u.free_text for u in out["utterances"]],
-            "hypotheses": [
-                [(h.text, h.score) for h in u.hypotheses[:5]] for u in out["utterances"]
-            ],
-            "latency_ms": latency,
-            "busy_s": out["busy_s"],
-            "audio_s": out["audio_s"],
-            "noise": label.get("noise"),
-            "snr": label.get("snr"),
-            "category": label.get("category"),
-        }
+        out = run_clip(
+            recognizer, make_decider(contexts[expecting]), audio, label.get("speech_end")
+        )
+        row = clip_row(label, expecting, out)
         rows.append(row)
         if progress:
             progress(i, row)
@@ -193,6 +319,13 @@ def _print_table(summary: dict) -> None:
         for k, v in summary[f"accuracy_by_{group}"].items():
             table.add_row(f"  {group} = {k}", pct(v))
     table.add_row("false actions on table talk", pct(summary["false_action_rate"]))
+    table.add_row("table talk answered by a question", pct(summary["confirmed_on_none"]))
+    table.add_row("clips right only after a question", pct(summary["confirmed_right"]))
+    for name, part in summary.get("splits", {}).items():
+        table.add_row(
+            f"split {name}: clips / accuracy / false actions",
+            f"{part['clips']} / {pct(part['accuracy'])} / {pct(part['false_action_rate'])}",
+        )
     table.add_row(
         "latency mean / p95 (ms)", f"{summary['latency_ms_mean']} / {summary['latency_ms_p95']}"
     )
@@ -204,16 +337,33 @@ def _print_table(summary: dict) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from voice_ref.config import load_config
+    from voice_ref.language.inventory import PhraseInventory
+    from voice_ref.rules.variants import ConfigError, make_rules
     from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
+    from voice_ref.voice.decision import bench_decider
 
     folder = Path(args.audio)
+    categories = getattr(args, "categories", None)
     try:
-        labels = load_labels(folder)
-    except (FileNotFoundError, json.JSONDecodeError, OSError) as exc:
+        every_label = load_labels(folder)
+        labels = select(
+            every_label,
+            getattr(args, "split", "all"),
+            getattr(args, "every", 1) or 1,
+            frozenset(categories.split(",")) if categories else None,
+        )
+    except (FileNotFoundError, json.JSONDecodeError, OSError, ValueError) as exc:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
+    labels = labels[: args.limit] if args.limit else labels
     config = load_config(getattr(args, "config", None))
-    players = sorted({lb["intent"]["player"] for lb in labels if lb["intent"].get("player")})
+    try:
+        rules = make_rules(getattr(args, "rules", None) or config.preset)
+    except ConfigError as exc:
+        print(f"voice-ref bench: {exc}", file=sys.stderr)
+        return 2
+    # The table's players are every name of the folder, whatever part of it is run.
+    players = sorted({lb["intent"]["player"] for lb in every_label if lb["intent"].get("player")})
     players = players or list(config.game.players)
     t0 = time.perf_counter()
     try:
@@ -224,10 +374,12 @@ def main(args: argparse.Namespace) -> int:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
     load_s = round(time.perf_counter() - t0, 2)
-    rows_out = []
+    inventory = PhraseInventory(players, config.dialect, clean_bids=rules.clean_bids)
+    rows_file = open(args.rows, "w", encoding="utf-8") if getattr(args, "rows", None) else None  # noqa: SIM115
 
     def progress(i: int, row: dict) -> None:
-        rows_out.append(row)
+        if rows_file is not None:
+            print(json.dumps(row, ensure_ascii=False), file=rows_file, flush=True)
         if getattr(args, "verbose", False) or not args.json:
             mark = "ok " if row["correct"] else "BAD"
             got = json.dumps(row["got"], ensure_ascii=False)
@@ -237,10 +389,25 @@ def main(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
 
-    summary, rows = run(
-        folder, recognizer, config.asr, players, config.dialect, limit=args.limit, progress=progress
+    try:
+        summary, rows = run(
+            labels, folder, recognizer, bench_decider(config, players), inventory, progress
+        )
+    finally:
+        if rows_file is not None:
+            rows_file.close()
+    summary.update(
+        backend=recognizer.name,
+        model=str(recognizer.model),
+        load_s=load_s,
+        rules=rules.name,
+        split=getattr(args, "split", "all"),
+        splits={
+            k: summarize(sel, {})
+            for k in ("tuning", "heldout")
+            if (sel := [r for r in rows if r["split"] == k])
+        },
     )
-    summary.update(backend=recognizer.name, model=str(recognizer.model), load_s=load_s)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
     else:

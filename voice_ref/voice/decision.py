@@ -1,36 +1,120 @@
 """From one recognized utterance to one decision: accept an intent, confirm it, or ignore it.
 
-The recognizer gives ranked hypotheses with scores in [0, 1]; the parser turns
-each into an intent. Hypotheses reading as the same intent pool their scores
-(a backend may spell one intent several ways). Then:
+The same rules serve every backend (Vosk, Whisper) and both the live loop and the
+bench. Steps, for each utterance:
 
-- the best intent scores below `accept_score`, or is no game phrase at all
-  (table talk, the free transcript) -> **ignore**;
-- it is legal now -> **accept**;
-- it is illegal now but a legal intent scores within `confirm_margin` of it ->
-  **confirm** that legal one ("¿Dijiste cinco quinas?"): the recognizer
-  probably confused two close-sounding bids;
-- otherwise -> **accept** the illegal intent, so the referee explains why it
-  is illegal (bad input gets a clear answer and changes nothing).
+1. **Readings.** Each hypothesis is parsed; hypotheses reading as the same intent pool
+   their scores. The backend's free transcript (`Utterance.free_text`), when it is one of
+   the hypotheses, is the "table talk" reading unless it parses as a game intent.
+2. **What the game allows** (`TableView`). A reading that cannot answer now (a bare
+   number while a bid is expected, a count or bid above the dice on the table) is no
+   candidate: it is dropped and the rest scaled back to the same total (its mass is
+   not handed to the talk reading either: the recognizer said *something* game-like).
+   A free transcript that reads as such an answer is table talk.
+3. **Priors.** Likely raises (the minimum raises, one more of the standing face) get
+   `raise_prior` nats over far-fetched ones; a reading the free transcript itself
+   spells gets `free_agree` nats.
+4. **Evidence against game speech** (`talk_evidence`): a fluent free transcript that
+   parses as no game intent and is far (rapidfuzz) from the chosen phrase, or a phrase
+   whose length cannot fit the speech. With it, the reading is at most confirmed.
+5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
+   needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
+   they end a round or rewrite it) needs `accept_consequential`; a legal reading
+   between `confirm` and its threshold is **confirmed** ("¿Dijiste cuatro quinas?")
+   instead of ignored.
+6. **Legality.** An illegal best reading with a legal one within `confirm_margin`
+   confirms the legal one (a misheard bid); otherwise the illegal one is accepted so
+   the referee explains why (bad input gets a clear answer and changes nothing).
 
-A name said alone is accepted as `{"type": "none", "player": ...}`: it tells the
-referee who is speaking but is no game action.
+A name said alone is accepted as `{"type": "none", "player": ...}`: it tells the referee
+who is speaking but is no game action, and a call that follows it within
+`NAME_GAP_S` ("Carla… cuatro trenes", cut in two by the VAD) carries that player
+(`Decider`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal, Protocol
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from voice_ref.language.intents import Intent
-from voice_ref.voice.asr.base import Utterance
+from rapidfuzz import fuzz
+
+from voice_ref.language.intents import BidIntent, Intent
+from voice_ref.language.inventory import Phrase
+from voice_ref.language.numbers import number_to_words
+from voice_ref.language.text import fold
+from voice_ref.voice.asr.base import ListenContext, Utterance
+from voice_ref.voice.asr.duration import duration_logp, syllables
+
+if TYPE_CHECKING:
+    from voice_ref.config import Config
 
 Action = Literal["accept", "confirm", "ignore"]
+CONSEQUENTIAL = frozenset({"dudo", "calzo", "paso", "undo", "new_game"})
+NAME_GAP_S = 1.5  # a call starting this soon after a name alone is that player's
 
 
 class TextParser(Protocol):
     def parse(self, text: str): ...  # noqa: ANN201 - returns language.parser.ParseResult
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """Every number the decision uses; the defaults were chosen on the DEV tuning voices
+    (BENCHMARKS.md, "Decision thresholds"). `accept` and `confirm_margin` come from the
+    config (`asr.accept_score`, `asr.confirm_margin`)."""
+
+    accept: float = 0.5
+    accept_consequential: float = 0.6
+    confirm: float = 0.3
+    confirm_margin: float = 0.15
+    talk_similarity: float = 0.55  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
+    fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
+    duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
+    raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
+    free_agree: float = 2.0  # nats for the reading the free transcript spells
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """What the game knows now. `kinds` = intent types that can answer (None: any);
+    `dice_on_table` bounds counts and bids; `likely` are the likely raises."""
+
+    kinds: frozenset[str] | None = None
+    dice_on_table: int | None = None
+    likely: frozenset[Intent] = frozenset()
+    is_legal: Callable[[Intent], bool] = lambda _intent: True
+
+    @classmethod
+    def of_context(cls, context: ListenContext, **kw) -> TableView:  # noqa: ANN003
+        kinds = frozenset(p.intent.type for p in context.phrases) if context.phrases else None
+        return cls(kinds=kinds, **kw)
+
+    def possible(self, intent: Intent) -> bool:
+        """Could this be an answer now, whatever its legality? (see module docstring, 2)"""
+        if self.kinds is not None and intent.type not in self.kinds:
+            return False
+        if self.dice_on_table is not None:
+            amount = getattr(intent, "quantity", None)
+            if amount is None and intent.type == "number":
+                amount = getattr(intent, "value", None)
+            if amount is not None and amount > self.dice_on_table:
+                return False
+        return True
+
+    def is_likely(self, intent: Intent) -> bool:
+        return _bare(intent) in self.likely
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    intent: Intent | None  # None: table talk
+    share: float
+    text: str
+    from_free: bool = False  # the free transcript reads as this intent
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +124,19 @@ class Decision:
     score: float
     alternatives: tuple[tuple[Intent, float], ...] = ()
     heard: str = ""
+    why: str = ""  # a short reason for the operator and the bench
 
     @property
     def is_game_action(self) -> bool:
         return self.action == "accept" and self.intent is not None and self.intent.type != "none"
+
+
+def _bare(intent: Intent) -> Intent:
+    return replace(intent, player=None) if intent.player is not None else intent
+
+
+def _is_name(intent: Intent | None) -> bool:
+    return intent is not None and intent.type == "none" and intent.player is not None
 
 
 def ranked_intents(
@@ -53,34 +146,321 @@ def ranked_intents(
     pooled: dict[str, tuple[Intent | None, float, str]] = {}
     for hyp in utterance.hypotheses:
         intent = parser.parse(hyp.text).intent if hyp.text.strip() else None
-        key = repr(intent.to_json()) if intent is not None else "\0" + hyp.text
+        # "Beto, dudo" and "dudo" are one action: they pool, the best phrasing names it.
+        key = repr(_bare(intent).to_json()) if intent is not None else "\0" + hyp.text
+        if _is_name(intent):
+            key += str(intent.player)
         old = pooled.get(key)
-        pooled[key] = (intent, hyp.score + (old[1] if old else 0.0), old[2] if old else hyp.text)
+        if old is None:
+            pooled[key] = (intent, hyp.score, hyp.text)
+        else:
+            pooled[key] = (old[0], old[1] + hyp.score, old[2])
     return sorted(pooled.values(), key=lambda item: -item[1])
+
+
+def readings(
+    utterance: Utterance, parser: TextParser, view: TableView, limits: Thresholds
+) -> tuple[list[Reading], Intent | None]:
+    """Steps 1-3: possible readings with their shares (renormalized), best first, and
+    what the free transcript reads as (None: no game intent)."""
+    free = utterance.free_text.strip()
+    free_intent = parser.parse(spelled(free)).intent if free else None
+    if free_intent is not None and not view.possible(free_intent):
+        free_intent = None
+    out: list[Reading] = []
+    ranked = ranked_intents(utterance, parser)
+    before = sum(score for _, score, _ in ranked)  # kept: a backend's n-best may not sum to 1
+    for intent, score, text in ranked:
+        if intent is not None and not view.possible(intent):
+            if text.strip() != free:
+                continue  # no candidate now
+            intent = None  # the free transcript reads as an impossible answer: talk
+        agrees = (
+            free_intent is not None and intent is not None and _bare(intent) == _bare(free_intent)
+        )
+        weight = 0.0
+        if intent is not None and view.is_likely(intent):
+            weight += limits.raise_prior
+        if agrees:
+            weight += limits.free_agree
+        out.append(Reading(intent, score * math.exp(weight), text, agrees))
+    total = sum(r.share for r in out)
+    if total <= 0:
+        return [], free_intent
+    out = [replace(r, share=r.share * before / total) for r in out]
+    return sorted(out, key=lambda r: -r.share), free_intent
+
+
+def spelled(text: str) -> str:
+    """Digits as words ("14 dones" -> "catorce dones"), to count syllables."""
+    return re.sub(r"\d+", lambda m: number_to_words(int(m.group())), text)
+
+
+def similarity(a: str, b: str) -> float:
+    """0..1: how alike two transcripts are, ignoring case, accents and punctuation."""
+    a, b = (re.sub(r"[^\w ]", "", fold(x)).strip() for x in (a, b))
+    return fuzz.ratio(a, b) / 100.0
+
+
+def talk_evidence(
+    utterance: Utterance,
+    best: Reading,
+    free_intent: Intent | None,
+    limits: Thresholds,
+) -> str:
+    """Why the audio is probably not `best` but table talk ("" when nothing says so).
+    A free transcript that itself reads as `best` outweighs any such evidence."""
+    if best.from_free:
+        return ""
+    free = utterance.free_text.strip()
+    sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.fluent
+    fluent = sure and free_intent is None and re.search(r"\w", free) is not None
+    if fluent and similarity(free, best.text) < limits.talk_similarity:
+        return f"free transcript {free!r} is no game phrase"
+    speech_s = utterance.end_s - utterance.start_s
+    if (
+        speech_s > 0
+        and duration_logp(syllables(spelled(best.text)), speech_s) < limits.duration_logp
+    ):
+        return f"{best.text!r} does not fit {speech_s:.2f} s of speech"
+    return ""
 
 
 def decide(
     utterance: Utterance,
     parser: TextParser,
-    is_legal: Callable[[Intent], bool] = lambda intent: True,
-    accept_score: float = 0.5,
-    confirm_margin: float = 0.15,
+    is_legal: Callable[[Intent], bool] | None = None,
+    accept_score: float | None = None,
+    confirm_margin: float | None = None,
+    *,
+    view: TableView | None = None,
+    limits: Thresholds | None = None,
 ) -> Decision:
-    ranked = ranked_intents(utterance, parser)
+    """The decision for one utterance (module docstring)."""
+    limits = limits or Thresholds()
+    if accept_score is not None:
+        limits = replace(limits, accept=accept_score)
+    if confirm_margin is not None:
+        limits = replace(limits, confirm_margin=confirm_margin)
+    view = view or TableView()
+    if is_legal is not None:
+        view = replace(view, is_legal=is_legal)
+    ranked, free_intent = readings(utterance, parser, view, limits)
     if not ranked:
-        return Decision(None, "ignore", 0.0)
-    intent, score, text = ranked[0]
-    alternatives = tuple((i, round(s, 4)) for i, s, _ in ranked[1:] if i is not None)
-    if intent is None or score < accept_score:
-        return Decision(None, "ignore", round(score, 4), alternatives, text)
-    if intent.type == "none" or is_legal(intent):
-        return Decision(intent, "accept", round(score, 4), alternatives, text)
-    for alt, alt_score, alt_text in ranked[1:]:
-        if alt is None or alt.type == "none" or score - alt_score > confirm_margin:
+        return Decision(None, "ignore", 0.0, why="nothing heard")
+    best = ranked[0]
+    alternatives = tuple((r.intent, round(r.share, 4)) for r in ranked[1:] if r.intent)
+    share = round(best.share, 4)
+    if best.intent is None:
+        return Decision(None, "ignore", share, alternatives, best.text, "table talk")
+    against = talk_evidence(utterance, best, free_intent, limits)
+    if best.intent.type == "none":  # a name alone, unless the audio says otherwise
+        if against:
+            return Decision(None, "ignore", share, alternatives, best.text, against)
+        return Decision(best.intent, "accept", share, alternatives, best.text, "a name")
+    if (
+        _is_name(free_intent)
+        and similarity(utterance.free_text, best.text) < limits.talk_similarity
+    ):
+        return Decision(free_intent, "accept", share, alternatives, utterance.free_text, "a name")
+    need = limits.accept_consequential if best.intent.type in CONSEQUENTIAL else limits.accept
+    if best.share < limits.confirm:
+        return Decision(None, "ignore", share, alternatives, best.text, "too unsure")
+    if view.is_legal(best.intent):
+        if best.share >= need and not against:
+            return Decision(best.intent, "accept", share, alternatives, best.text)
+        why = against or f"share {share} below {need}"
+        return Decision(best.intent, "confirm", share, alternatives, best.text, why)
+    if against:
+        return Decision(None, "ignore", share, alternatives, best.text, against)
+    for alt in ranked[1:]:
+        if alt.intent is None or alt.intent.type == "none":
             continue
-        if is_legal(alt):
-            rest = tuple((i, s) for i, s in alternatives if i != alt)
+        if best.share - alt.share > limits.confirm_margin:
+            break
+        if view.is_legal(alt.intent):
+            rest = tuple((i, s) for i, s in alternatives if i != alt.intent)
             return Decision(
-                alt, "confirm", round(alt_score, 4), ((intent, round(score, 4)), *rest), alt_text
+                alt.intent,
+                "confirm",
+                round(alt.share, 4),
+                ((best.intent, share), *rest),
+                alt.text,
+                "illegal reading, a legal one is close",
             )
-    return Decision(intent, "accept", round(score, 4), alternatives, text)
+    if best.share < need:
+        return Decision(None, "ignore", share, alternatives, best.text, "illegal and unsure")
+    return Decision(best.intent, "accept", share, alternatives, best.text, "illegal: explained")
+
+
+# -- one decider per table: context, carried names ------------------------------------------
+
+
+class Decider:
+    """Decides utterance after utterance at one table: keeps the name said alone just
+    before a call ("Carla… cuatro trenes": one utterance with its player)."""
+
+    def __init__(self, parser: TextParser, limits: Thresholds, name_gap_s: float = NAME_GAP_S):
+        self.parser = parser
+        self.limits = limits
+        self.name_gap_s = name_gap_s
+        self._name: tuple[str, float] | None = None  # player, end of the utterance
+
+    def forget(self) -> None:
+        """A new turn or the referee spoke: a pending name no longer applies."""
+        self._name = None
+
+    def __call__(self, utterance: Utterance, view: TableView) -> Decision:
+        verdict = decide(utterance, self.parser, view=view, limits=self.limits)
+        pending, self._name = self._name, None
+        if verdict.action == "ignore" or verdict.intent is None:
+            return verdict
+        if _is_name(verdict.intent) and verdict.action == "accept":
+            self._name = (str(verdict.intent.player), utterance.end_s)
+            return verdict
+        if (
+            pending is not None
+            and verdict.intent.player is None
+            and 0 <= utterance.start_s - pending[1] <= self.name_gap_s
+        ):
+            intent = replace(verdict.intent, player=pending[0])
+            return replace(verdict, intent=intent, heard=f"{pending[0]}, {verdict.heard}")
+        return verdict
+
+
+def thresholds_from(config: Config) -> Thresholds:
+    return Thresholds(accept=config.asr.accept_score, confirm_margin=config.asr.confirm_margin)
+
+
+def likely_raises(standing: BidIntent | None, minimums: Iterable[BidIntent]) -> frozenset[Intent]:
+    """The minimum raises and one more of the standing face: what players mostly say."""
+    likely: set[Intent] = {_bare(b) for b in minimums}
+    if standing is not None:
+        likely.add(
+            BidIntent(quantity=standing.quantity + 1, face=standing.face, clean=standing.clean)
+        )
+    return frozenset(likely)
+
+
+def bench_decider(config: Config, players: Iterable[str]) -> Callable[[ListenContext], Callable]:
+    """For `voice-ref bench`: per context, a decision function (no game state: only the
+    kinds the context allows; a name carried over within a clip)."""
+    from voice_ref.language.parser import Parser
+
+    decider = Decider(Parser(list(players)), thresholds_from(config))
+
+    def for_context(context: ListenContext) -> Callable[[Utterance], Decision]:
+        decider.forget()
+        view = TableView.of_context(context)
+        return lambda utt: decider(utt, view)
+
+    return for_context
+
+
+# -- the live loop: what the referee knows → TableView; verdict → Heard ----------------------
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What the loop concluded about one utterance (the decision layer's verdict)."""
+
+    action: Action
+    text: str  # what was heard (best hypothesis)
+    intent: Intent | None = None  # an Intent for accept/confirm
+    score: float | None = None
+    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"
+
+
+class GameState(Protocol):
+    @property
+    def bid(self): ...  # noqa: ANN201 - rules.bid.Bid | None
+    @property
+    def dice_on_table(self) -> int: ...
+    def minimum_bids(self) -> tuple: ...
+
+
+class RefereeView(Protocol):
+    """The little of `dialogue.referee.Referee` the decision needs."""
+
+    players: tuple[str, ...]
+    game: GameState
+    prompts: object
+    speaker: object
+
+    @property
+    def expecting(self) -> str: ...
+    def is_legal(self, intent: Intent) -> bool: ...
+    def allowed_phrases(self) -> list: ...
+
+
+DeciderFn = Callable[[Utterance, RefereeView, str], Heard]
+
+
+def table_view(referee: RefereeView, expecting: str) -> TableView:
+    """What the game allows now: the kinds of the phrases expected, the dice on the table,
+    the likely raises."""
+    if expecting == referee.expecting:
+        kinds = frozenset(p.intent.type for p in referee.allowed_phrases()) or None
+    else:  # a confirmation's sí / no
+        kinds = frozenset({"yes", "no", "none", "repeat", "undo", "query"})
+    game = referee.game
+    standing = game.bid
+    likely: frozenset[Intent] = frozenset()
+    if expecting == "turn":
+        mins = [
+            BidIntent(quantity=b.quantity, face=int(b.face), clean=b.clean)
+            for b in game.minimum_bids()
+        ]
+        bid = (
+            None
+            if standing is None
+            else BidIntent(
+                quantity=standing.quantity, face=int(standing.face), clean=standing.clean
+            )
+        )
+        likely = likely_raises(bid, mins)
+    return TableView(
+        kinds=kinds, dice_on_table=game.dice_on_table, likely=likely, is_legal=referee.is_legal
+    )
+
+
+def phrases_now(referee: RefereeView) -> tuple[Phrase, ...]:
+    """The phrases a recognizer should consider now: the referee's allowed phrases minus
+    the readings that cannot answer (counts and bids above the dice on the table). A
+    3-player table listens for 15 quantities, not 60: a smaller search, faster answers."""
+    view = table_view(referee, referee.expecting)
+    return tuple(p for p in referee.allowed_phrases() if view.possible(p.intent))
+
+
+def make_decider(config: Config) -> DeciderFn:
+    """N-best + what the game knows → accept / confirm / ignore, for one table."""
+    from voice_ref.language.parser import Parser
+
+    deciders: dict[tuple[str, ...], Decider] = {}
+
+    def decide_heard(utterance: Utterance, referee: RefereeView, expecting: str) -> Heard:
+        players = tuple(referee.players)
+        decider = deciders.get(players)
+        if decider is None:
+            decider = deciders[players] = Decider(Parser(players), thresholds_from(config))
+        verdict = decider(utterance, table_view(referee, expecting))
+        text = verdict.heard or (utterance.best.text if utterance.best else "")
+        if expecting == "turn" and verdict.action == "accept" and _is_name(verdict.intent):
+            # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
+            # usually follows the name; the decider gives the name to that call.
+            return Heard("ignore", text, verdict.intent, verdict.score)
+        question = (
+            confirm_question(referee, verdict.intent, text) if verdict.action == "confirm" else ""
+        )
+        return Heard(verdict.action, text, verdict.intent, verdict.score, question)
+
+    return decide_heard
+
+
+def confirm_question(referee: RefereeView, intent: Intent | None, heard: str) -> str:
+    """ "¿Dijiste cuatro quinas?" in the referee's own words for a bid, else what was heard."""
+    if isinstance(intent, BidIntent):
+        words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)  # type: ignore[attr-defined]
+    else:
+        words = heard
+    return referee.prompts.say("ask.did_you_say", words=words)  # type: ignore[attr-defined]

@@ -95,9 +95,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"voice-ref listen: cannot read {path} as a WAV file ({exc})", file=sys.stderr)
         return 2
     inventory = PhraseInventory(players, config.dialect)
-    phrases = tuple(
-        (p.text, p.intent.to_json()) for p in inventory.phrases(args.expecting, canonical=False)
-    )
+    phrases = tuple(inventory.phrases(args.expecting, canonical=False))
     recognizer.set_context(ListenContext(args.expecting, phrases))
     parser = Parser(players)
 

@@ -15,16 +15,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 
-from voice_ref.config import Config
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.language.expecting import QUESTIONS
 from voice_ref.language.intents import Intent
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
+from voice_ref.voice.decision import DeciderFn, Heard, phrases_now
 from voice_ref.voice.display import TableView
 from voice_ref.voice.ports import AnnouncerPort, DisplayPort, RefereePort
 
@@ -37,18 +36,7 @@ def listening_line(replies: int) -> str:
     return f"{LISTENING_MARKER} [{replies}]"
 
 
-@dataclass(frozen=True)
-class Heard:
-    """What the loop concluded about one utterance (the decision layer's verdict)."""
-
-    action: str  # "accept", "confirm" or "ignore"
-    text: str  # what was heard (best hypothesis)
-    intent: Intent | None = None  # an Intent for accept/confirm
-    score: float | None = None
-    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"
-
-
-Decider = Callable[[Utterance, RefereePort, str], Heard]
+Decider = DeciderFn
 
 
 class VoiceSession:
@@ -239,7 +227,7 @@ class VoiceSession:
 
 def _phrases(referee: RefereePort) -> tuple[tuple[str, dict[str, object]], ...]:
     """The inventory phrases allowed now, as the recognizer's context wants them."""
-    return tuple((p.text, p.intent.to_json()) for p in referee.allowed_phrases())
+    return phrases_now(referee)
 
 
 def _minimums(referee: RefereePort, state: dict[str, object]) -> tuple[tuple[int, int, bool], ...]:
@@ -249,34 +237,3 @@ def _minimums(referee: RefereePort, state: dict[str, object]) -> tuple[tuple[int
     return tuple((b.quantity, int(b.face), b.clean) for b in referee.game.minimum_bids())
 
 
-# -- deciding what an utterance means ----------------------------------------------------------
-
-
-def make_decider(config: Config) -> Decider:
-    """N-best + context + legality → accept / confirm / ignore (`voice/decision.py`)."""
-    from voice_ref.language.parser import Parser
-    from voice_ref.voice import decision
-
-    parsers: dict[tuple[str, ...], Parser] = {}
-
-    def decide(utterance: Utterance, referee: Any, expecting: str) -> Heard:
-        players = tuple(referee.players)
-        parser = parsers.setdefault(players, Parser(players))
-        verdict = decision.decide(
-            utterance, parser, referee.is_legal,
-            accept_score=config.asr.accept_score, confirm_margin=config.asr.confirm_margin,
-        )
-        text = verdict.heard or (utterance.best.text if utterance.best else "")
-        question = _confirm_question(referee, verdict.intent, text) \
-            if verdict.action == "confirm" else ""
-        return Heard(verdict.action, text, verdict.intent, verdict.score, question)
-
-    return decide
-
-
-def _confirm_question(referee: Any, intent: Any, heard: str) -> str:
-    if getattr(intent, "type", None) == "bid":
-        words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
-    else:
-        words = heard
-    return referee.prompts.say("ask.did_you_say", words=words)

@@ -14,6 +14,8 @@ from typing import Protocol
 
 import numpy as np
 
+from voice_ref.language.inventory import Phrase
+
 
 @dataclass(frozen=True, slots=True)
 class WordTiming:
@@ -42,6 +44,9 @@ class Utterance:
     end_s: float  # stream time where speech ended
     decoded_at_s: float = 0.0  # stream time (audio consumed) when the result was ready
     free_text: str = ""  # unconstrained transcript, when the backend has one
+    # Mean token log-probability of `free_text` (None: the backend does not say): how
+    # sure the backend is that this is what was said (evidence for table talk).
+    free_fluency: float | None = None
     extra: dict = field(default_factory=dict)  # backend-specific diagnostics
 
     @property
@@ -56,11 +61,11 @@ class ListenContext:
     `expecting` is one of "turn" (bids, dudo/calzo/paso, commands, queries),
     "count" (a number), "yes_no", "choice" (abierta/cerrada or a direction),
     "pass_check" (sí/no or five dice), "starter" (a name) or "any".
-    `phrases` are the inventory phrases (text, intent JSON) allowed now.
+    `phrases` are the inventory phrases allowed now (each with its intent).
     """
 
     expecting: str = "any"
-    phrases: tuple[tuple[str, dict], ...] = ()
+    phrases: tuple[Phrase, ...] = ()
 
 
 class Recognizer(Protocol):

@@ -1,0 +1,93 @@
+"""The decision layer with a real referee: what the game knows shapes what is heard.
+
+No audio and no model: utterances are written by hand, as a backend (Vosk or Whisper)
+would deliver them, and go through `make_decider` exactly as in the live loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from voice_ref.config import load_config
+from voice_ref.dialogue.referee import Referee
+from voice_ref.dialogue.setup import TableSetup
+from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent
+from voice_ref.voice.asr.base import Hypothesis, Utterance
+from voice_ref.voice.decision import make_decider, table_view
+
+
+def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:
+    referee = Referee(TableSetup(("Ana", "Beto", "Carla"), "chile", starter="Ana",
+                                 direction="izquierda"))
+    referee.opening()
+    if bid is not None:
+        referee.handle_text(bid)
+    return referee
+
+
+def utt(*hyps: tuple[str, float], start: float = 0.0, end: float = 1.0) -> Utterance:
+    return Utterance(tuple(Hypothesis(t, s) for t, s in hyps), start, end)
+
+
+def test_the_view_knows_dice_kinds_and_likely_raises(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    view = table_view(referee, referee.expecting)
+    assert view.dice_on_table == 15
+    assert "bid" in view.kinds and "number" not in view.kinds
+    assert view.is_likely(BidIntent(quantity=3, face=5))  # one more of the same face
+    assert not view.is_likely(BidIntent(quantity=9, face=5))
+
+
+def test_a_bid_above_the_dice_on_the_table_is_no_candidate(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path)
+    decide = make_decider(load_config())
+    heard = decide(utt(("cuarenta quinas", 0.55), ("cuatro quinas", 0.4), ("x", 0.05)),
+                   referee, referee.expecting)
+    assert heard.action == "accept" and heard.intent == BidIntent(quantity=4, face=5)
+
+
+def test_a_bare_number_is_no_answer_while_a_bid_is_expected(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path)
+    decide = make_decider(load_config())
+    heard = decide(utt(("cuatro quinas", 0.48), ("48", 0.3), ("14", 0.22)),
+                   referee, referee.expecting)
+    assert heard.action == "accept" and heard.intent == BidIntent(quantity=4, face=5)
+
+
+def test_a_near_threshold_legal_bid_is_confirmed_in_the_referees_words(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    decide = make_decider(load_config())
+    heard = decide(utt(("nueve trenes", 0.42), ("qué calor", 0.3), ("hace frío", 0.28)),
+                   referee, referee.expecting)
+    assert heard.action == "confirm" and heard.intent == BidIntent(quantity=9, face=3)
+    assert heard.question.startswith("¿") and "nueve" in heard.question
+
+
+def test_an_unsure_dudo_is_confirmed_not_accepted(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    decide = make_decider(load_config())
+    unsure = decide(utt(("dudo", 0.52), ("qué calor", 0.48)), referee, referee.expecting)
+    sure = decide(utt(("dudo", 0.97), ("qué calor", 0.03)), referee, referee.expecting)
+    assert unsure.action == "confirm" and unsure.intent == DudoIntent()
+    assert sure.action == "accept"
+
+
+def test_name_pause_call_in_the_live_decider(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    decide = make_decider(load_config())
+    name = decide(utt(("Beto", 0.95), ("x", 0.05), start=3.0, end=3.4), referee, "turn")
+    call = decide(utt(("tres quinas", 0.95), ("x", 0.05), start=3.7, end=4.4), referee, "turn")
+    # The name is held (no reply that would talk over the call), then given to the call.
+    assert name.action == "ignore" and name.intent == NameOnlyIntent(player="Beto")
+    assert call.action == "accept" and call.intent == BidIntent(quantity=3, face=5, player="Beto")
+
+
+def test_the_recognizer_listens_only_for_quantities_on_the_table(tmp_path: Path) -> None:
+    from voice_ref.voice.decision import phrases_now
+
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    everything = referee.allowed_phrases()
+    now = phrases_now(referee)
+    assert 0 < len(now) < len(everything)
+    assert max(p.intent.quantity for p in now if isinstance(p.intent, BidIntent)) == 15
+    assert {p.intent.type for p in now} == {p.intent.type for p in everything}

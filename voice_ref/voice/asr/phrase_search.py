@@ -1,0 +1,246 @@
+"""The closed-vocabulary search: which allowed phrase best explains the audio.
+
+The phrases form a word trie (`build_trie`); a beam search walks it a word level at
+a time, each level one batched call of a `Scorer`. Search values are pointwise
+mutual information, not likelihood (see `PmiScorer`); the search itself only
+compares them. A search state is a `Prefix`: the tokens so far, the trie node they
+reach and their `Scored` value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from voice_ref.language.intents import Intent
+
+NO_ROW: Mapping[int, float] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    text: str
+    intent: Intent | None  # None for the free transcript (garbage model)
+    syllables: int = 0  # of the spoken words (digit spellings keep their phrase's count)
+
+
+@dataclass
+class Node:
+    children: dict[str, Node] = field(default_factory=dict)
+    phrases: list[Candidate] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A token sequence scored by the decoder on the utterance and on silence."""
+
+    lp: float  # log P(tokens | audio)
+    row: np.ndarray  # log P(next token | tokens, audio), whole vocabulary
+    prior_lp: float  # log P(tokens | silence)
+    prior_row: Mapping[int, float]  # the next-token entries the search reads
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """A search state: the tokens so far, where they are in the trie, their scores."""
+
+    tokens: tuple[int, ...]
+    node: Node
+    scored: Scored
+
+
+ProbeFn = Callable[[list[list[int]]], list[tuple[float, np.ndarray]]]
+PriorFn = Callable[[list[list[int]]], list[tuple[float, Mapping[int, float]]]]
+
+
+class PmiScorer:
+    """Scores token sequences as log P(text | audio) - weight x log P(text | silence).
+
+    Whisper's decoder has a strong text prior: short, common texts ("Sí.", "calzo")
+    score well whatever was said. The same decoder on silence measures that prior
+    (`prior`, cached by the recognizer: it does not depend on the utterance); `weight`
+    (lambda) removes part of it. One `PmiScorer` per utterance (`probe` is bound to it).
+    """
+
+    def __init__(
+        self, probe: ProbeFn, prior: PriorFn, weight: float, end_tokens: Sequence[int]
+    ) -> None:
+        self._probe = probe
+        self._prior = prior
+        self.weight = weight
+        self.end_tokens = tuple(end_tokens)  # end of text first, then . ? !
+        self.eot = self.end_tokens[0]
+        self.calls = 0
+
+    def score(self, sequences: list[list[int]]) -> list[Scored]:
+        """One batched decoder call (plus the prior's, when not cached)."""
+        self.calls += 1
+        probed = self._probe(sequences)
+        priors = self._prior(sequences) if self.weight else [(0.0, NO_ROW)] * len(sequences)
+        return [
+            Scored(lp, row, plp, prow)
+            for (lp, row), (plp, prow) in zip(probed, priors, strict=True)
+        ]
+
+    def first(self, row: np.ndarray) -> Scored:
+        """The empty prefix, given the first-token row (the free transcript's first step)."""
+        plp, prow = self._prior([[]])[0] if self.weight else (0.0, NO_ROW)
+        return Scored(0.0, row, plp, prow)
+
+    def value(self, s: Scored) -> float:
+        return s.lp - self.weight * s.prior_lp
+
+    def next_value(self, s: Scored, token: int) -> float:
+        """Value of the sequence extended by `token`."""
+        prior = s.prior_lp + s.prior_row.get(token, 0.0) if self.weight else 0.0
+        return s.lp + float(s.row[token]) - self.weight * prior
+
+    def end_value(self, s: Scored, tokens: Sequence[int] | None = None) -> float:
+        """Value of ending here on any of `tokens` (default: end of text or . ? !)."""
+        tokens = self.end_tokens if tokens is None else tokens
+        lp = float(np.logaddexp.reduce(s.row[list(tokens)]))
+        plp = float(np.logaddexp.reduce([s.prior_row.get(t, 0.0) for t in tokens]))
+        return s.lp + lp - self.weight * (s.prior_lp + plp)
+
+    def exact_end_value(self, s: Scored, punct: int, after: Scored) -> float:
+        """Ending on end of text, or on `punct` followed by end of text (`after`)."""
+        eot = self.eot
+        end = np.logaddexp(s.row[eot], s.row[punct] + after.row[eot])
+        pend = (
+            np.logaddexp(
+                s.prior_row.get(eot, 0.0),
+                s.prior_row.get(punct, 0.0) + after.prior_row.get(eot, 0.0),
+            )
+            if self.weight
+            else 0.0
+        )
+        return s.lp + float(end) - self.weight * (s.prior_lp + float(pend))
+
+
+@dataclass(frozen=True, slots=True)
+class SearchLimits:
+    beam: int = 8  # word prefixes scored exactly per decoder call
+    first_beam: int = 16  # first words: many share their first token ("Veinti-")
+    max_words: int = 8
+    bound_margin: float = 8.0  # nats below the best complete phrase: dropped
+    end_checks: int = 6  # best phrases whose end is checked exactly (one more call)
+    garbage_penalty: float = 18.0  # nats against the free transcript
+
+
+def search(
+    scorer: PmiScorer,
+    trie: Node,
+    first: Scored,
+    word_tokens: Callable[[str], list[int]],
+    free: Candidate | None,
+    free_tokens: list[int] | None,
+    limits: SearchLimits,
+) -> list[tuple[Candidate, float]]:
+    """Word-level beam search over the trie; every complete phrase met is scored.
+
+    Each level is one batched call: the most promising word prefixes (ranked by the
+    first token of their last word) are scored exactly, which gives their next-token
+    distribution for the next level and, for complete phrases, the probability of
+    ending there. The free transcript rides along in the first call as the garbage
+    model. Returns (candidate, value) best first.
+    """
+    done: list[tuple[Candidate, float]] = []
+    ends: dict[int, Prefix] = {}  # index in done -> the prefix it ends
+    frontier = [Prefix((), trie, first)]
+    best = -np.inf
+
+    def close(prefix: Prefix) -> None:
+        nonlocal best
+        for cand in prefix.node.phrases:
+            ends[len(done)] = prefix
+            done.append((cand, scorer.end_value(prefix.scored)))
+            best = max(best, done[-1][1])
+
+    for level in range(limits.max_words):
+        options: list[tuple[float, tuple[int, ...], Node]] = []
+        for prefix in frontier:
+            close(prefix)
+            for word, child in prefix.node.children.items():
+                wt = word_tokens(word)
+                value = scorer.next_value(prefix.scored, wt[0])
+                options.append((value, prefix.tokens + tuple(wt), child))
+        # Drop options whose estimate is far below the best complete phrase (exact for
+        # likelihoods, which only fall as tokens are added; a heuristic for PMI).
+        options = [o for o in options if o[0] > best - limits.bound_margin]
+        if not options:
+            frontier = []
+            break
+        options.sort(key=lambda o: -o[0])
+        options = options[: limits.first_beam if level == 0 else limits.beam]
+        sequences = [list(o[1]) for o in options]
+        if free_tokens is not None:
+            sequences.append(free_tokens)
+        scored = scorer.score(sequences)
+        if free_tokens is not None and free is not None:
+            # The free transcript carries its own punctuation: it ends on end of text.
+            value = scorer.end_value(scored.pop(), (scorer.eot,))
+            done.append((free, value - limits.garbage_penalty))
+            free_tokens = None
+        frontier = [Prefix(o[1], o[2], s) for o, s in zip(options, scored, strict=True)]
+    for prefix in frontier:
+        close(prefix)
+    check_ends(scorer, done, ends, limits.end_checks)
+    done.sort(key=lambda d: -d[1])
+    return done
+
+
+def check_ends(
+    scorer: PmiScorer, done: list[tuple[Candidate, float]], ends: dict[int, Prefix], n: int
+) -> None:
+    """Replace the optimistic end estimate by the exact one for the best `n` phrases.
+
+    After "Camila" Whisper may well write "." and then go on ("Camila. Ocho
+    tontos."), so a final period only ends the phrase if end of text follows it.
+    The best phrases get P(end of text) + P(punct) x P(end of text | punct) from one
+    more call; the others keep P(end of text) alone. The prior gets the same treatment.
+    """
+    eot = scorer.eot
+    order = sorted(ends, key=lambda i: -done[i][1])[:n]
+    for i, prefix in ends.items():
+        if i not in order:
+            done[i] = (done[i][0], scorer.end_value(prefix.scored, (eot,)))
+    if not order:
+        return
+    puncts = scorer.end_tokens[1:]
+    chosen = [puncts[int(np.argmax(ends[i].scored.row[list(puncts)]))] for i in order]
+    after = scorer.score([list(ends[i].tokens) + [p] for i, p in zip(order, chosen, strict=True)])
+    for i, p, a in zip(order, chosen, after, strict=True):
+        done[i] = (done[i][0], scorer.exact_end_value(ends[i].scored, p, a))
+
+
+def build_trie(cands: list[Candidate], players: Sequence[str] = ()) -> Node:
+    """Words as Whisper writes them: the first one capitalized ("Cuatro cuadras"), and a
+    comma after a name that opens a longer phrase ("Ana, cinco quinas")."""
+    names = {p.casefold() for p in players}
+    root = Node()
+    for c in cands:
+        words = c.text.split()
+        if not words:
+            continue
+        words[0] = words[0][:1].upper() + words[0][1:]
+        if len(words) > 1 and words[0].casefold() in names:
+            words[0] += ","
+        node = root
+        for word in words:
+            node = node.children.setdefault(word, Node())
+        node.phrases.append(c)
+    return root
+
+
+def first_tokens(root: Node, word_tokens: Callable[[str], list[int]]) -> set[int]:
+    """First token of every word in the trie: the prior rows' entries the search reads."""
+    out, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        for word, child in node.children.items():
+            out.add(word_tokens(word)[0])
+            stack.append(child)
+    return out
