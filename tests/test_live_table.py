@@ -105,6 +105,13 @@ def test_a_whole_game_spoken_at_a_virtual_table(card, tmp_path):
     assert repeats <= 2
 
 
+def ctrl_c_works() -> None:
+    """In the child, before it starts: Ctrl-C (SIGINT) acts as in a terminal. A test run
+    started in the background (`cmd &`, CI) inherits SIGINT *ignored*, and Python then
+    never raises KeyboardInterrupt: the program would not stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],
               repeat_after_s: float | None = 10.0) -> tuple[str, int]:
     """Speak SHORT_GAME into the card while `command ... play --json` (live) referees it;
@@ -125,7 +132,7 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],
         [command[0], "-X", "faulthandler", *command[1:], "--config", str(config), "play",
          "--json", "--state-dir", str(tmp_path / "live")],
         env=card.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        encoding="utf-8",
+        encoding="utf-8", preexec_fn=ctrl_c_works,
     )
     out, err = Lines(live.stdout), Lines(live.stderr)
     objects: list[dict] = []
