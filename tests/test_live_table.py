@@ -121,6 +121,13 @@ whisper_model = "{WHISPER}"
     assert summary["uncorrected"] == 0, summary
 
 
+def ctrl_c_works() -> None:
+    """In the child, before it starts: Ctrl-C (SIGINT) acts as in a terminal. A test run
+    started in the background (`cmd &`, CI) inherits SIGINT *ignored*, and Python then
+    never raises KeyboardInterrupt: the program would not stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],
               repeat_after_s: float | None = 10.0) -> tuple[str, int]:
     """Speak SHORT_GAME into the card while `command ... play --json` (live) referees it;
@@ -138,10 +145,10 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],
     patience_s = 180.0  # only bounds a hung program; nothing waits this long on success
 
     live = subprocess.Popen(
-        [*command, "--config", str(config), "play", "--json", "--state-dir",
-         str(tmp_path / "live")],
+        [command[0], "-X", "faulthandler", *command[1:], "--config", str(config), "play",
+         "--json", "--state-dir", str(tmp_path / "live")],
         env=card.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        encoding="utf-8",
+        encoding="utf-8", preexec_fn=ctrl_c_works,
     )
     out, err = Lines(live.stdout), Lines(live.stderr)
     objects: list[dict] = []
@@ -171,7 +178,14 @@ def play_live(card: VirtualSoundCard, tmp_path: Path, command: list[str],
             err.wait_for(listening_line(len(objects)), timeout=patience_s)
         time.sleep(2.0)  # a chance for any leak of the referee's last words to show
         live.send_signal(signal.SIGINT)
-        live.wait(timeout=patience_s)
+        try:
+            live.wait(timeout=patience_s)
+        except subprocess.TimeoutExpired:  # a hang at exit: show where every thread is
+            live.send_signal(signal.SIGABRT)  # faulthandler (-X faulthandler) dumps them
+            live.wait(timeout=30)
+            err.read_to_end(timeout=30)
+            pytest.fail("the program did not exit after Ctrl-C; its threads:\n"
+                        + "".join(err.all)[-6000:])
     finally:
         if live.poll() is None:
             live.kill()

@@ -468,3 +468,19 @@ def test_a_recording_reports_no_listening(tmp_path):
     session.start(opening)
     session.feed(1.0, np.zeros(BLOCK, np.float32))
     assert reported == []
+
+
+def test_sigterm_ends_the_game_like_ctrl_c():
+    """A service manager's SIGTERM takes the same clean way out as Ctrl-C."""
+    import signal
+
+    from voice_ref import app
+
+    previous = app._stop_on_sigterm()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs at the next bytecode; this only bounds it
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert signal.getsignal(signal.SIGTERM) == previous

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import random
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -191,6 +193,7 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         on_listening=listening_again,
         opening_extra=opening_extra(config),
     )
+    previous_sigterm = _stop_on_sigterm()
     try:
         session.start(opening)
         if live:
@@ -208,10 +211,24 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
     except KeyboardInterrupt:
         session.finish()
     finally:
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
         announcer.close()
         if mic is not None:
             mic.close()
     return 0
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> signal.Handlers | Callable[..., object] | int | None:
+    """SIGTERM (systemd stopping the Pi's service, `kill`) ends the game like Ctrl-C: the
+    last utterance is finished and nothing is lost. Returns the handler it replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 def wav_source(path: str, sample_rate: int) -> Iterator[tuple[float, np.ndarray]]:
