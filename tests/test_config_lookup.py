@@ -81,9 +81,11 @@ def test_an_invalid_config_in_the_current_folder_is_an_error_not_skipped(home):
 
 
 def test_the_project_config_is_the_packaged_default():
-    """config.toml at the top of the project is what a checkout reads; the copy inside the
-    package is what an installed voice_ref reads. They must not drift apart."""
-    assert (REPO / "config.toml").read_bytes() == DEFAULT_CONFIG.read_bytes()
+    """config.toml at the top of the project is what a checkout reads; the one inside the
+    package is what an installed voice_ref reads. In the tree it is a link to the project's
+    file, so they cannot drift apart (a copy here would be a second source of truth)."""
+    assert DEFAULT_CONFIG.resolve() == (REPO / "config.toml").resolve()
+    assert (REPO / "voice_ref" / "prompts").resolve() == (REPO / "prompts").resolve()
 
 
 def run_play(

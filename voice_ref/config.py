@@ -17,7 +17,8 @@ from typing import Any
 from voice_ref.rules.variants import ConfigError, RuleSet, make_rules
 
 CONFIG_NAME = "config.toml"
-# The packaged default (a copy of the project's config.toml, kept equal by a test).
+# The packaged default: voice_ref/config.toml is a symbolic link to the project's config.toml
+# (a wheel holds the file itself), so the two cannot drift apart.
 DEFAULT_CONFIG = Path(__file__).resolve().parent / CONFIG_NAME
 
 

@@ -27,6 +27,7 @@ from voice_ref.simulation.runner import GameResult, play_game, wire
 from voice_ref.simulation.script import play
 from voice_ref.simulation.summary import GameScore, summarize
 from voice_ref.voice.asr.base import Recognizer
+from voice_ref.voice.voices import VoiceKind, choose_voice, installed_voices
 
 DEFAULT_VOICES = "es+m1,es-419+f2,es+f4,es-419+m3"
 
@@ -112,7 +113,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
     seats = random.Random(f"{options.seed}:voices")
     voices = {p: Voice(options.voices[i % len(options.voices)], seats.randint(145, 180),
                        seats.randint(35, 65)) for i, p in enumerate(options.players)}
-    referee_voice = Voice(config.voice.voice, config.voice.rate)
+    referee_voice = Voice(_referee_voice(config.voice.voice), config.voice.rate)
     cache: dict[str, np.ndarray] = {}
     scores: list[GameScore] = []
     results: list[GameResult] = []
@@ -163,3 +164,10 @@ def _progress(game: int, games: int, table: Table) -> None:
     said = table.stats.utterances
     print(f"\rgame {game + 1}/{games}  utterances {said:4d} for {done} actions  "
           f"wrong accepts {table.stats.wrong_accepts}", end="", file=sys.stderr, flush=True)
+
+
+def _referee_voice(configured: str) -> str:
+    """The espeak-ng voice the simulated loudspeaker speaks with: the one the announcer would
+    choose ("auto" included), among the voices espeak-ng can render (not a system voice)."""
+    rendered = [v for v in installed_voices() if v.kind is not VoiceKind.NATIVE]
+    return choose_voice(rendered, configured).ident

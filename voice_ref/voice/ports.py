@@ -19,7 +19,7 @@ from voice_ref.voice.display import TableView
 
 class PromptsPort(Protocol):
     def say(self, key: str, **values: object) -> str:
-        """The referee's sentence for a prompt key (voice_ref/prompts/es.toml)."""
+        """The referee's sentence for a prompt key (prompts/es.toml)."""
         ...
 
 
