@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from voice_ref.language.intents import BidIntent, DudoIntent, NumberIntent
 from voice_ref.language.inventory import PhraseInventory
-from voice_ref.voice.asr.duration import duration_logp, syllables
+from voice_ref.language.spoken import syllables
+from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.phrase_search import Candidate, build_trie, first_tokens
 from voice_ref.voice.asr.whisper_backend import _cut_loop, _digit_variant
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from voice_ref.language.intents import BidIntent
-from voice_ref.language.numbers import reading_table
+from voice_ref.language.numbers import number_to_words, reading_table
 from voice_ref.language.text import fold, tokenize
 from voice_ref.language.vocabulary import FACE_WORDS, NUMERAL_FACES
 
@@ -85,6 +85,11 @@ def addressed_stranger(text: str, players: Sequence[str]) -> str | None:
 def syllables(text: str) -> int:
     """Spanish syllables, roughly: groups of vowels ("cua-tro cua-dras" -> 4); at least 1."""
     return len(re.findall(r"[aeiouü]+", fold(text))) or 1
+
+
+def spelled_out(text: str) -> str:
+    """Digits as words ("14 dones" -> "catorce dones"), e.g. to count syllables."""
+    return re.sub(r"\d+", lambda m: number_to_words(int(m.group())), text)
 
 
 def with_digits(text: str, value: int) -> str | None:

@@ -44,10 +44,10 @@ from rapidfuzz import fuzz
 
 from voice_ref.language.intents import BidIntent, Intent
 from voice_ref.language.inventory import Phrase
-from voice_ref.language.numbers import number_to_words
+from voice_ref.language.spoken import spelled_out, syllables
 from voice_ref.language.text import fold
 from voice_ref.voice.asr.base import ListenContext, Utterance
-from voice_ref.voice.asr.duration import duration_logp, syllables
+from voice_ref.voice.asr.duration import duration_logp
 
 if TYPE_CHECKING:
     from voice_ref.config import Config
@@ -164,7 +164,7 @@ def readings(
     """Steps 1-3: possible readings with their shares (renormalized), best first, and
     what the free transcript reads as (None: no game intent)."""
     free = utterance.free_text.strip()
-    free_intent = parser.parse(spelled(free)).intent if free else None
+    free_intent = parser.parse(spelled_out(free)).intent if free else None
     if free_intent is not None and not view.possible(free_intent):
         free_intent = None
     out: list[Reading] = []
@@ -191,11 +191,6 @@ def readings(
     return sorted(out, key=lambda r: -r.share), free_intent
 
 
-def spelled(text: str) -> str:
-    """Digits as words ("14 dones" -> "catorce dones"), to count syllables."""
-    return re.sub(r"\d+", lambda m: number_to_words(int(m.group())), text)
-
-
 def similarity(a: str, b: str) -> float:
     """0..1: how alike two transcripts are, ignoring case, accents and punctuation."""
     a, b = (re.sub(r"[^\w ]", "", fold(x)).strip() for x in (a, b))
@@ -220,7 +215,7 @@ def talk_evidence(
     speech_s = utterance.end_s - utterance.start_s
     if (
         speech_s > 0
-        and duration_logp(syllables(spelled(best.text)), speech_s) < limits.duration_logp
+        and duration_logp(syllables(spelled_out(best.text)), speech_s) < limits.duration_logp
     ):
         return f"{best.text!r} does not fit {speech_s:.2f} s of speech"
     return ""

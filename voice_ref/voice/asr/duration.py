@@ -6,20 +6,11 @@ decision layer for every backend (evidence that audio is not the chosen phrase).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
-
-from voice_ref.language.text import fold
 
 SYLLABLES_PER_S = 5.5
 ONSET_S = 0.15  # VAD hangover and word onset: a lone "sí" still lasts ~0.3 s
 DURATION_SIGMA = 0.35
-
-
-def syllables(text: str) -> int:
-    """Spanish syllables, roughly: groups of vowels ("cua-tro cua-dras" -> 4)."""
-    return len(re.findall(r"[aeiouáéíóúü]+", fold(text))) or 1
 
 
 def duration_logp(n_syllables: int, speech_s: float) -> float:

@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from voice_ref.language.intents import Intent
-from voice_ref.language.text import tokenize
+from voice_ref.language.intents import BidIntent, Intent, NumberIntent
+from voice_ref.language.spoken import syllables, with_digits
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
-from voice_ref.voice.asr.duration import duration_logp, syllables
+from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.phrase_search import (
     Candidate,
     PmiScorer,
@@ -352,17 +352,9 @@ def _cut_loop(tokens: list[int]) -> list[int]:
 
 def _digit_variant(text: str, intent: Intent | None) -> str | None:
     """ "hay catorce dones" -> "hay 14 dones" for bids and counts (not for 1: "un tren")."""
-    from voice_ref.language.numbers import reading_table
-
-    value = getattr(intent, "quantity", None) or getattr(intent, "value", None)
-    if intent is None or intent.type not in ("bid", "number") or value in (None, 1):
-        return None
-    words = text.split()
-    table = reading_table()
-    for i in range(len(words)):
-        for j in range(min(len(words), i + 5), i, -1):
-            if table.get(tuple(tokenize(" ".join(words[i:j])))) == value:
-                return " ".join([*words[:i], str(value), *words[j:]])
+    match intent:
+        case BidIntent(quantity=value) | NumberIntent(value=value) if value != 1:
+            return with_digits(text, value)
     return None
 
 
