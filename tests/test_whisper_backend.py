@@ -46,8 +46,7 @@ def _clean_clip(labels: list[dict], category: str) -> dict:
 def _run(recognizer, label: dict) -> list:  # noqa: ANN001
     expecting = expecting_for(label["category"])
     inventory = PhraseInventory(recognizer.players)
-    phrases = tuple((p.text, p.intent.to_json())
-                    for p in inventory.phrases(expecting, canonical=False))
+    phrases = tuple(inventory.phrases(expecting, canonical=False))
     recognizer.set_context(ListenContext(expecting, phrases))
     recognizer.reset()
     parser = Parser(recognizer.players)
