@@ -11,7 +11,7 @@ from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision import (
     Decider,
-    TableView,
+    GameView,
     Thresholds,
     decide,
     likely_raises,
@@ -158,7 +158,7 @@ def test_an_unsure_free_transcript_is_no_evidence_against() -> None:
 
 def test_free_transcript_with_digits_reads_as_its_number() -> None:
     heard = utt(("treinta y siete", 0.9), ("x", 0.1), free="30 y 7")
-    d = decide(heard, PARSER, view=TableView(kinds=frozenset({"number"})), limits=LIMITS)
+    d = decide(heard, PARSER, view=GameView(kinds=frozenset({"number"})), limits=LIMITS)
     assert d.action == "accept" and d.intent.to_json() == {"type": "number", "value": 37}
 
 
@@ -177,7 +177,7 @@ def test_free_transcript_that_spells_the_phrase_supports_it() -> None:
 def test_free_transcript_agreeing_with_a_reading_lifts_it() -> None:
     # A clean "dos": free transcript "DOS." but the search preferred "diez".
     heard = utt(("diez", 0.55), ("dos", 0.4), ("DOS.", 0.05), free="DOS.")
-    d = decide(heard, PARSER, view=TableView(kinds=frozenset({"number"})), limits=LIMITS)
+    d = decide(heard, PARSER, view=GameView(kinds=frozenset({"number"})), limits=LIMITS)
     assert d.intent is not None and d.intent.to_json() == {"type": "number", "value": 2}
 
 
@@ -206,7 +206,7 @@ def test_readings_that_cannot_answer_now_are_no_candidates() -> None:
     # "cuatro quinas" at 0.48 lost to "48" and "14": bare numbers while a bid is expected.
     heard = utt(("cuatro quinas", 0.48), ("48", 0.3), ("14", 0.22))
     without = decide(heard, PARSER, limits=LIMITS)
-    with_view = decide(heard, PARSER, view=TableView(kinds=TURN), limits=LIMITS)
+    with_view = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
     assert without.action != "accept"
     assert with_view.action == "accept" and with_view.intent == BidIntent(quantity=4, face=5)
     assert with_view.score == pytest.approx(1.0)
@@ -214,17 +214,17 @@ def test_readings_that_cannot_answer_now_are_no_candidates() -> None:
 
 def test_a_count_above_the_dice_on_the_table_is_no_candidate() -> None:
     heard = utt(("veinticinco", 0.5), ("quince", 0.4), ("x", 0.1))
-    view = TableView(kinds=frozenset({"number"}), dice_on_table=20)
+    view = GameView(kinds=frozenset({"number"}), dice_on_table=20)
     d = decide(heard, PARSER, view=view, limits=LIMITS)
     assert d.action == "accept" and d.intent.to_json() == {"type": "number", "value": 15}
     bid = decide(utt(("treinta quinas", 0.6), ("tres quinas", 0.35), ("x", 0.05)), PARSER,
-                 view=TableView(kinds=TURN, dice_on_table=15), limits=LIMITS)
+                 view=GameView(kinds=TURN, dice_on_table=15), limits=LIMITS)
     assert bid.intent == BidIntent(quantity=3, face=5)
 
 
 def test_free_transcript_reading_as_an_impossible_answer_is_table_talk() -> None:
     heard = utt(("Sí.", 0.7), ("dos tontos", 0.3), free="Sí.")
-    d = decide(heard, PARSER, view=TableView(kinds=TURN), limits=LIMITS)
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
     assert d.action == "ignore" and d.intent is None
 
 
@@ -233,14 +233,14 @@ def test_likely_raises_get_a_prior_over_far_fetched_ones() -> None:
     likely = likely_raises(standing, [BidIntent(quantity=5, face=2), BidIntent(quantity=2, face=1)])
     assert BidIntent(quantity=5, face=5) in likely and BidIntent(quantity=2, face=1) in likely
     heard = utt(("cinco quinas", 0.4), ("nueve quinas", 0.45), ("x", 0.15))
-    flat = decide(heard, PARSER, view=TableView(kinds=TURN), limits=LIMITS)
-    primed = decide(heard, PARSER, view=TableView(kinds=TURN, likely=likely), limits=LIMITS)
+    flat = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
+    primed = decide(heard, PARSER, view=GameView(kinds=TURN, likely=likely), limits=LIMITS)
     assert flat.intent == BidIntent(quantity=9, face=5)
     assert primed.intent == BidIntent(quantity=5, face=5) and primed.action == "accept"
 
 
 def test_a_likely_raise_said_by_a_named_player_still_counts_as_likely() -> None:
-    view = TableView(kinds=TURN, likely=frozenset({BidIntent(quantity=5, face=5)}))
+    view = GameView(kinds=TURN, likely=frozenset({BidIntent(quantity=5, face=5)}))
     assert view.is_likely(BidIntent(quantity=5, face=5, player="Ana"))
     assert not view.is_likely(BidIntent(quantity=6, face=5))
 
@@ -250,7 +250,7 @@ def test_a_likely_raise_said_by_a_named_player_still_counts_as_likely() -> None:
 
 def test_name_then_call_after_a_short_pause_is_one_call_by_that_player() -> None:
     decider = Decider(PARSER, LIMITS, name_gap_s=1.0)
-    view = TableView(kinds=TURN)
+    view = GameView(kinds=TURN)
     name = decider(utt(("Carla", 0.9), ("x", 0.1), start=0.3, end=0.7), view)
     call = decider(utt(("cuatro trenes", 0.9), ("x", 0.1), start=1.0, end=1.8), view)
     assert name.intent == NameOnlyIntent(player="Carla") and not name.is_game_action
@@ -263,7 +263,7 @@ def test_name_then_call_after_a_short_pause_is_one_call_by_that_player() -> None
 )
 def test_a_name_carries_only_over_a_short_pause(second_start: float, carried: bool) -> None:
     decider = Decider(PARSER, LIMITS, name_gap_s=1.0)
-    view = TableView(kinds=TURN)
+    view = GameView(kinds=TURN)
     decider(utt(("Ana", 0.9), ("x", 0.1), start=0.0, end=0.4), view)
     call = decider(utt(("dos tontos", 0.9), ("x", 0.1), start=second_start,
                        end=second_start + 0.8), view)
@@ -272,7 +272,7 @@ def test_a_name_carries_only_over_a_short_pause(second_start: float, carried: bo
 
 def test_a_call_with_its_own_name_keeps_it_and_table_talk_clears_the_name() -> None:
     decider = Decider(PARSER, LIMITS, name_gap_s=1.0)
-    view = TableView(kinds=TURN)
+    view = GameView(kinds=TURN)
     decider(utt(("Ana", 0.9), ("x", 0.1), start=0.0, end=0.4), view)
     own = decider(utt(("Beto, dos tontos", 0.9), ("x", 0.1), start=0.6, end=1.4), view)
     assert own.intent.player == "Beto"

@@ -13,7 +13,7 @@ from voice_ref.dialogue.referee import Referee
 from voice_ref.dialogue.setup import TableSetup
 from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import make_decider, table_view
+from voice_ref.voice.decision import game_view, make_decider
 
 
 def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:
@@ -31,7 +31,7 @@ def utt(*hyps: tuple[str, float], start: float = 0.0, end: float = 1.0) -> Utter
 
 def test_the_view_knows_dice_kinds_and_likely_raises(tmp_path: Path) -> None:
     referee = referee_at_a_bid(tmp_path, "dos quinas")
-    view = table_view(referee, referee.expecting)
+    view = game_view(referee, referee.expecting)
     assert view.dice_on_table == 15
     assert "bid" in view.kinds and "number" not in view.kinds
     assert view.is_likely(BidIntent(quantity=3, face=5))  # one more of the same face

@@ -383,7 +383,7 @@ class _KoreanWords:
 @pytest.mark.vosk_model
 @needs_model
 def test_vosk_n_best_takes_the_same_context_prior_and_confirmation_rules():
-    from voice_ref.voice.decision import TableView, Thresholds, decide
+    from voice_ref.voice.decision import GameView, Thresholds, decide
 
     # The unclear word alone: Vosk hesitates between "하나" (1), "아니요" (no) and, in some
     # runs of the whole suite, "셋" (3) too (its N-best tail is not always the same).
@@ -401,12 +401,12 @@ def test_vosk_n_best_takes_the_same_context_prior_and_confirmation_rules():
     blind = decide(unclear, parser, limits=limits)
     assert blind.action == "confirm" and blind.intent == NumberIntent(value=1)
     # A count is expected and two dice are on the table: "no" (and 3) are no candidates.
-    count = TableView(kinds=frozenset({"number"}), dice_on_table=2)
+    count = GameView(kinds=frozenset({"number"}), dice_on_table=2)
     knowing = decide(unclear, parser, view=count, limits=limits)
     assert knowing.action == "accept" and knowing.intent == NumberIntent(value=1)
     assert knowing.score > blind.score and not knowing.alternatives
     # A prior for a likely answer moves mass towards it (here: the "no").
-    primed = TableView(
+    primed = GameView(
         kinds=frozenset({"number", "no"}), likely=frozenset({NoIntent()})
     )
     shares = dict((str(i), s) for i, s in decide(unclear, parser, view=primed,

@@ -6,7 +6,7 @@ bench. Steps, for each utterance:
 1. **Readings.** Each hypothesis is parsed; hypotheses reading as the same intent pool
    their scores. The backend's free transcript (`Utterance.free_text`), when it is one of
    the hypotheses, is the "table talk" reading unless it parses as a game intent.
-2. **What the game allows** (`TableView`). A reading that cannot answer now (a bare
+2. **What the game allows** (`GameView`). A reading that cannot answer now (a bare
    number while a bid is expected, a count or bid above the dice on the table) is no
    candidate: it is dropped and the rest scaled back to the same total (its mass is
    not handed to the talk reading either: the recognizer said *something* game-like).
@@ -36,24 +36,38 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from rapidfuzz import fuzz
 
-from voice_ref.language.intents import BidIntent, Intent
+from voice_ref.language.expecting import Expecting
+from voice_ref.language.intents import (
+    BidIntent,
+    CalzoIntent,
+    CorrectionIntent,
+    DudoIntent,
+    Intent,
+    NameOnlyIntent,
+    NewGameIntent,
+    NumberIntent,
+    PasoIntent,
+    UndoIntent,
+)
 from voice_ref.language.inventory import Phrase
 from voice_ref.language.spoken import spelled_out, syllables
 from voice_ref.language.text import fold
+from voice_ref.rules.bid import Bid
 from voice_ref.voice.asr.base import ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
+from voice_ref.voice.ports import RefereePort
 
 if TYPE_CHECKING:
     from voice_ref.config import Config
 
 Action = Literal["accept", "confirm", "ignore"]
-CONSEQUENTIAL = frozenset({"dudo", "calzo", "paso", "undo", "new_game"})
+CONSEQUENTIAL = (DudoIntent, CalzoIntent, PasoIntent, UndoIntent, NewGameIntent)
 NAME_GAP_S = 1.5  # a call starting this soon after a name alone is that player's
 
 
@@ -79,7 +93,7 @@ class Thresholds:
 
 
 @dataclass(frozen=True, slots=True)
-class TableView:
+class GameView:
     """What the game knows now. `kinds` = intent types that can answer (None: any);
     `dice_on_table` bounds counts and bids; `likely` are the likely raises."""
 
@@ -89,7 +103,7 @@ class TableView:
     is_legal: Callable[[Intent], bool] = lambda _intent: True
 
     @classmethod
-    def of_context(cls, context: ListenContext, **kw) -> TableView:  # noqa: ANN003
+    def of_context(cls, context: ListenContext, **kw) -> GameView:  # noqa: ANN003
         kinds = frozenset(p.intent.type for p in context.phrases) if context.phrases else None
         return cls(kinds=kinds, **kw)
 
@@ -97,12 +111,13 @@ class TableView:
         """Could this be an answer now, whatever its legality? (see module docstring, 2)"""
         if self.kinds is not None and intent.type not in self.kinds:
             return False
-        if self.dice_on_table is not None:
-            amount = getattr(intent, "quantity", None)
-            if amount is None and intent.type == "number":
-                amount = getattr(intent, "value", None)
-            if amount is not None and amount > self.dice_on_table:
-                return False
+        match intent:
+            case (
+                BidIntent(quantity=amount)
+                | CorrectionIntent(quantity=amount)
+                | NumberIntent(value=amount)
+            ):
+                return self.dice_on_table is None or amount <= self.dice_on_table
         return True
 
     def is_likely(self, intent: Intent) -> bool:
@@ -128,7 +143,9 @@ class Decision:
 
     @property
     def is_game_action(self) -> bool:
-        return self.action == "accept" and self.intent is not None and self.intent.type != "none"
+        return self.action == "accept" and self.intent is not None and not isinstance(
+            self.intent, NameOnlyIntent
+        )
 
 
 def _bare(intent: Intent) -> Intent:
@@ -136,7 +153,7 @@ def _bare(intent: Intent) -> Intent:
 
 
 def _is_name(intent: Intent | None) -> bool:
-    return intent is not None and intent.type == "none" and intent.player is not None
+    return isinstance(intent, NameOnlyIntent) and intent.player is not None
 
 
 def ranked_intents(
@@ -159,7 +176,7 @@ def ranked_intents(
 
 
 def readings(
-    utterance: Utterance, parser: TextParser, view: TableView, limits: Thresholds
+    utterance: Utterance, parser: TextParser, view: GameView, limits: Thresholds
 ) -> tuple[list[Reading], Intent | None]:
     """Steps 1-3: possible readings with their shares (renormalized), best first, and
     what the free transcript reads as (None: no game intent)."""
@@ -228,7 +245,7 @@ def decide(
     accept_score: float | None = None,
     confirm_margin: float | None = None,
     *,
-    view: TableView | None = None,
+    view: GameView | None = None,
     limits: Thresholds | None = None,
 ) -> Decision:
     """The decision for one utterance (module docstring)."""
@@ -237,7 +254,7 @@ def decide(
         limits = replace(limits, accept=accept_score)
     if confirm_margin is not None:
         limits = replace(limits, confirm_margin=confirm_margin)
-    view = view or TableView()
+    view = view or GameView()
     if is_legal is not None:
         view = replace(view, is_legal=is_legal)
     ranked, free_intent = readings(utterance, parser, view, limits)
@@ -249,7 +266,7 @@ def decide(
     if best.intent is None:
         return Decision(None, "ignore", share, alternatives, best.text, "table talk")
     against = talk_evidence(utterance, best, free_intent, limits)
-    if best.intent.type == "none":  # a name alone, unless the audio says otherwise
+    if isinstance(best.intent, NameOnlyIntent):  # a name alone, unless the audio says otherwise
         if against:
             return Decision(None, "ignore", share, alternatives, best.text, against)
         return Decision(best.intent, "accept", share, alternatives, best.text, "a name")
@@ -258,7 +275,7 @@ def decide(
         and similarity(utterance.free_text, best.text) < limits.talk_similarity
     ):
         return Decision(free_intent, "accept", share, alternatives, utterance.free_text, "a name")
-    need = limits.accept_consequential if best.intent.type in CONSEQUENTIAL else limits.accept
+    need = limits.accept_consequential if isinstance(best.intent, CONSEQUENTIAL) else limits.accept
     if best.share < limits.confirm:
         return Decision(None, "ignore", share, alternatives, best.text, "too unsure")
     if view.is_legal(best.intent):
@@ -269,7 +286,7 @@ def decide(
     if against:
         return Decision(None, "ignore", share, alternatives, best.text, against)
     for alt in ranked[1:]:
-        if alt.intent is None or alt.intent.type == "none":
+        if alt.intent is None or isinstance(alt.intent, NameOnlyIntent):
             continue
         if best.share - alt.share > limits.confirm_margin:
             break
@@ -305,7 +322,7 @@ class Decider:
         """A new turn or the referee spoke: a pending name no longer applies."""
         self._name = None
 
-    def __call__(self, utterance: Utterance, view: TableView) -> Decision:
+    def __call__(self, utterance: Utterance, view: GameView) -> Decision:
         verdict = decide(utterance, self.parser, view=view, limits=self.limits)
         pending, self._name = self._name, None
         if verdict.action == "ignore" or verdict.intent is None:
@@ -346,13 +363,13 @@ def bench_decider(config: Config, players: Iterable[str]) -> Callable[[ListenCon
 
     def for_context(context: ListenContext) -> Callable[[Utterance], Decision]:
         decider.forget()
-        view = TableView.of_context(context)
+        view = GameView.of_context(context)
         return lambda utt: decider(utt, view)
 
     return for_context
 
 
-# -- the live loop: what the referee knows → TableView; verdict → Heard ----------------------
+# -- the live loop: what the referee knows → GameView; verdict → Heard ----------------------
 
 
 @dataclass(frozen=True)
@@ -366,65 +383,41 @@ class Heard:
     question: str = ""  # for confirm: "¿Dijiste cinco quinas?"
 
 
-class GameState(Protocol):
-    @property
-    def bid(self): ...  # noqa: ANN201 - rules.bid.Bid | None
-    @property
-    def dice_on_table(self) -> int: ...
-    def minimum_bids(self) -> tuple: ...
+DeciderFn = Callable[[Utterance, RefereePort, str], Heard]
 
 
-class RefereeView(Protocol):
-    """The little of `dialogue.referee.Referee` the decision needs."""
-
-    players: tuple[str, ...]
-    game: GameState
-    prompts: object
-    speaker: object
-
-    @property
-    def expecting(self) -> str: ...
-    def is_legal(self, intent: Intent) -> bool: ...
-    def allowed_phrases(self) -> list: ...
+def _bid_intent(bid: Bid) -> BidIntent:
+    return BidIntent(quantity=bid.quantity, face=int(bid.face), clean=bid.clean)
 
 
-DeciderFn = Callable[[Utterance, RefereeView, str], Heard]
-
-
-def table_view(referee: RefereeView, expecting: str) -> TableView:
-    """What the game allows now: the kinds of the phrases expected, the dice on the table,
+def game_view(
+    referee: RefereePort, expecting: str, phrases: Sequence[Phrase] | None = None
+) -> GameView:
+    """What the game allows now: the kinds of the phrases expected (`phrases`: the
+    referee's allowed phrases, when the caller has them already), the dice on the table,
     the likely raises."""
     if expecting == referee.expecting:
-        kinds = frozenset(p.intent.type for p in referee.allowed_phrases()) or None
+        allowed = referee.allowed_phrases() if phrases is None else phrases
+        kinds = frozenset(p.intent.type for p in allowed) or None
     else:  # a confirmation's sí / no
         kinds = frozenset({"yes", "no", "none", "repeat", "undo", "query"})
     game = referee.game
-    standing = game.bid
     likely: frozenset[Intent] = frozenset()
-    if expecting == "turn":
-        mins = [
-            BidIntent(quantity=b.quantity, face=int(b.face), clean=b.clean)
-            for b in game.minimum_bids()
-        ]
-        bid = (
-            None
-            if standing is None
-            else BidIntent(
-                quantity=standing.quantity, face=int(standing.face), clean=standing.clean
-            )
-        )
-        likely = likely_raises(bid, mins)
-    return TableView(
+    if expecting == Expecting.TURN:
+        standing = None if game.bid is None else _bid_intent(game.bid)
+        likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
+    return GameView(
         kinds=kinds, dice_on_table=game.dice_on_table, likely=likely, is_legal=referee.is_legal
     )
 
 
-def phrases_now(referee: RefereeView) -> tuple[Phrase, ...]:
+def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
     """The phrases a recognizer should consider now: the referee's allowed phrases minus
     the readings that cannot answer (counts and bids above the dice on the table). A
     3-player table listens for 15 quantities, not 60: a smaller search, faster answers."""
-    view = table_view(referee, referee.expecting)
-    return tuple(p for p in referee.allowed_phrases() if view.possible(p.intent))
+    allowed = referee.allowed_phrases()
+    view = game_view(referee, referee.expecting, allowed)
+    return tuple(p for p in allowed if view.possible(p.intent))
 
 
 def make_decider(config: Config) -> DeciderFn:
@@ -433,14 +426,14 @@ def make_decider(config: Config) -> DeciderFn:
 
     deciders: dict[tuple[str, ...], Decider] = {}
 
-    def decide_heard(utterance: Utterance, referee: RefereeView, expecting: str) -> Heard:
+    def decide_heard(utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
         players = tuple(referee.players)
         decider = deciders.get(players)
         if decider is None:
             decider = deciders[players] = Decider(Parser(players), thresholds_from(config))
-        verdict = decider(utterance, table_view(referee, expecting))
+        verdict = decider(utterance, game_view(referee, expecting))
         text = verdict.heard or (utterance.best.text if utterance.best else "")
-        if expecting == "turn" and verdict.action == "accept" and _is_name(verdict.intent):
+        if expecting == Expecting.TURN and verdict.action == "accept" and _is_name(verdict.intent):
             # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
             # usually follows the name; the decider gives the name to that call.
             return Heard("ignore", text, verdict.intent, verdict.score)
@@ -452,10 +445,10 @@ def make_decider(config: Config) -> DeciderFn:
     return decide_heard
 
 
-def confirm_question(referee: RefereeView, intent: Intent | None, heard: str) -> str:
+def confirm_question(referee: RefereePort, intent: Intent | None, heard: str) -> str:
     """ "¿Dijiste cuatro quinas?" in the referee's own words for a bid, else what was heard."""
     if isinstance(intent, BidIntent):
-        words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)  # type: ignore[attr-defined]
+        words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
     else:
         words = heard
-    return referee.prompts.say("ask.did_you_say", words=words)  # type: ignore[attr-defined]
+    return referee.prompts.say("ask.did_you_say", words=words)

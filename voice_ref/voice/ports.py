@@ -14,6 +14,7 @@ from voice_ref.dialogue.protocol import Reply
 from voice_ref.language.intents import Intent
 from voice_ref.language.inventory import Phrase
 from voice_ref.rules.bid import Bid
+from voice_ref.rules.faces import Face
 from voice_ref.voice.display import TableView
 
 
@@ -23,17 +24,36 @@ class PromptsPort(Protocol):
         ...
 
 
+class SpeakerPort(Protocol):
+    def bid(self, quantity: int, face: Face | int, clean: bool = False) -> str:
+        """A bid in the table's words ("cuatro quinas")."""
+        ...
+
+
 class GamePort(Protocol):
+    @property
+    def bid(self) -> Bid | None: ...
+
+    @property
+    def dice_on_table(self) -> int: ...
+
     def minimum_bids(self) -> Sequence[Bid]:
         """The lowest legal raises over the standing bid."""
         ...
 
 
 class RefereePort(Protocol):
-    """The referee as the loop drives it: intents in, replies (already logged) out."""
+    """The referee as the loop and the decision layer use it: intents in, replies (already
+    logged) out, and what it knows to judge what was heard."""
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
 
     @property
     def expecting(self) -> str: ...
+
+    @property
+    def speaker(self) -> SpeakerPort: ...
 
     @property
     def prompts(self) -> PromptsPort: ...
@@ -46,6 +66,8 @@ class RefereePort(Protocol):
     def handle_intent(self, intent: Intent, heard: str | None = None) -> Reply: ...
 
     def allowed_phrases(self) -> Sequence[Phrase]: ...
+
+    def is_legal(self, intent: Intent) -> bool: ...
 
 
 class AnnouncerPort(Protocol):

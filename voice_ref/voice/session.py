@@ -22,6 +22,7 @@ import numpy as np
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.language.expecting import QUESTIONS
 from voice_ref.language.intents import Intent
+from voice_ref.language.inventory import Phrase
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
 from voice_ref.voice.decision import DeciderFn, Heard, phrases_now
 from voice_ref.voice.display import TableView
@@ -225,7 +226,7 @@ class VoiceSession:
         ))
 
 
-def _phrases(referee: RefereePort) -> tuple[tuple[str, dict[str, object]], ...]:
+def _phrases(referee: RefereePort) -> tuple[Phrase, ...]:
     """The inventory phrases allowed now, as the recognizer's context wants them."""
     return phrases_now(referee)
 
