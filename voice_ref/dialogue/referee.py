@@ -180,8 +180,7 @@ class Referee:
         if rolling:
             return isinstance(intent, NumberIntent | BidIntent | NameOnlyIntent | StarterIntent)
         if isinstance(intent, CorrectionIntent):
-            last = self._steps[-1] if self._steps else None
-            return last is not None and isinstance(last.move, Raise)
+            return self._corrected_step(intent.bid) is not None
         move = self._to_move(intent)
         if isinstance(move, str) or narration.not_awaited(move, self.game, self.speaker):
             return False
@@ -249,14 +248,8 @@ class Referee:
         """ "No, dije cinco quinas": replace one's own bid just accepted, in one breath.
 
         Logged as the undo plus the new bid, so a replay needs no new intent type."""
-        last = self._steps[-1] if self._steps else None
-        ok = (
-            last is not None
-            and isinstance(last.move, Raise)
-            and not (self._talk.confirm_new_game or self._talk.confirm_undo)
-            and (bid.player is None or bid.player == last.actor)
-        )
-        if not ok or last is None:
+        last = self._corrected_step(bid)
+        if last is None:
             late = self.prompts.say("reject.correction_late", question=self._question())
             return self._reject(bid, heard, late)
         step = self._steps.pop()
@@ -295,6 +288,18 @@ class Referee:
         finally:
             self.log = log
         return warnings
+
+    def _corrected_step(self, bid: BidIntent) -> _Step | None:
+        """The bid a correction by `bid.player` would replace: the last accepted line, if it
+        is a bid of theirs and no question is pending; else None."""
+        last = self._steps[-1] if self._steps else None
+        if last is None or not isinstance(last.move, Raise):
+            return None
+        if self._talk.confirm_new_game or self._talk.confirm_undo:
+            return None
+        if bid.player is not None and bid.player != last.actor:
+            return None
+        return last
 
     # ---------------------------------------------------------------- dispatch
 
@@ -568,9 +573,8 @@ class Referee:
 
     # ---------------------------------------------------------------- queries
 
-    def _query(self, intent: Intent, heard: str | None) -> Reply:
-        what = intent.what  # type: ignore[attr-defined]
-        say = narration.answer_query(self.game, self.speaker, what, intent.player)
+    def _query(self, intent: QueryIntent, heard: str | None) -> Reply:
+        say = narration.answer_query(self.game, self.speaker, intent.what, intent.player)
         return Reply(heard, intent, True, join(say), self.state(), kind=LineKind.QUERY)
 
     # ---------------------------------------------------------------- plumbing

@@ -28,6 +28,7 @@ import resource
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -230,18 +231,27 @@ def clip_row(label: dict[str, Any], expecting: str, out: dict[str, Any]) -> dict
     }
 
 
+def _contexts(inventory) -> Callable[[str], ListenContext]:  # noqa: ANN001 - PhraseInventory
+    """One listening context per expectation, built once (a bench asks for each many times)."""
+    contexts: dict[str, ListenContext] = {}
+
+    def context(expecting: str) -> ListenContext:
+        if expecting not in contexts:
+            phrases = tuple(inventory.phrases(expecting, canonical=False))
+            contexts[expecting] = ListenContext(expecting, phrases)
+        return contexts[expecting]
+
+    return context
+
+
 def replay(rows: list[dict[str, Any]], make_decider, inventory) -> list[dict[str, Any]]:  # noqa: ANN001
     """Decide again from recorded recognizer output (`--rows` files): the decision layer's
     thresholds can be chosen offline without running the recognizer again."""
-    contexts: dict[str, ListenContext] = {}
+    context = _contexts(inventory)
     out_rows = []
     for row in rows:
         expecting = row["expecting"]
-        if expecting not in contexts:
-            contexts[expecting] = ListenContext(
-                expecting, tuple(inventory.phrases(expecting, canonical=False))
-            )
-        decide = make_decider(contexts[expecting])
+        decide = make_decider(context(expecting))
         utterances = [
             Utterance(
                 tuple(Hypothesis(t, s) for t, s in u["hypotheses"]),
@@ -285,19 +295,13 @@ def run(
     progress=None,  # noqa: ANN001
 ) -> tuple[dict, list[dict]]:
     """Stream every clip of `labels` with the context its category implies."""
-    contexts: dict[str, ListenContext] = {}
+    context = _contexts(inventory)
     rows = []
     for i, label in enumerate(labels):
         expecting = expecting_for(label.get("category", ""))
-        if expecting not in contexts:
-            contexts[expecting] = ListenContext(
-                expecting, tuple(inventory.phrases(expecting, canonical=False))
-            )
-        recognizer.set_context(contexts[expecting])
+        recognizer.set_context(context(expecting))
         audio = read_wav(folder / label["file"], recognizer.sample_rate)
-        out = run_clip(
-            recognizer, make_decider(contexts[expecting]), audio, label.get("speech_end")
-        )
+        out = run_clip(recognizer, make_decider(context(expecting)), audio, label.get("speech_end"))
         row = clip_row(label, expecting, out)
         rows.append(row)
         if progress:
