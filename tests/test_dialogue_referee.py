@@ -32,13 +32,13 @@ def play(ref: Referee, lines: list[str]) -> None:
 ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     # --- bids
     ("bid echo", {}, [], "cinco quinas", True,
-     "Cinco quinas. Le toca a Beto.", {"turn": "Beto", "bid.quantity": 5, "bid.by": "Ana"}),
-    ("bid one as feminine", {}, [], "una quina", True, "Una quina. Le toca a Beto.", {}),
-    ("bid one tren masculine", {}, [], "un tren", True, "Un tren. Le toca a Beto.", {}),
+     "Cinco quinas. Beto, te toca.", {"turn": "Beto", "bid.quantity": 5, "bid.by": "Ana"}),
+    ("bid one as feminine", {}, [], "una quina", True, "Una quina. Beto, te toca.", {}),
+    ("bid one tren masculine", {}, [], "un tren", True, "Un tren. Beto, te toca.", {}),
     ("bid veintiún trenes", {}, [], "veintiún trenes", True,
-     "Veintiún trenes. Le toca a Beto.", {}),
+     "Veintiún trenes. Beto, te toca.", {}),
     ("bid veintiuna quinas", {}, [], "veintiuna quinas", True,
-     "Veintiuna quinas. Le toca a Beto.", {}),
+     "Veintiuna quinas. Beto, te toca.", {}),
     ("too low with minimum", {}, ["cinco quinas"], "cinco trenes", False,
      "No vale: después de cinco quinas hay que subir. "
      "Mínimo: cinco sextos, seis de otra pinta o tres ases.", {"bid.by": "Ana"}),
@@ -46,7 +46,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "No vale: después de siete trenes hay que subir. "
      "Mínimo: siete cuadras, ocho de otra pinta o cuatro ases.", {}),
     ("worked: 5 quinas -> 3 ases ok", {}, ["cinco quinas"], "tres ases", True,
-     "Tres ases. Le toca a Carla.", {}),
+     "Tres ases. Carla, te toca.", {}),
     ("after sextos any face", {}, ["cuatro sextos"], "cuatro quinas", False,
      "No vale: después de cuatro sextos hay que subir. "
      "Mínimo: cinco de cualquier pinta o tres ases.", {}),
@@ -61,7 +61,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "No vale: se puede cantar hasta sesenta dados.", {"bid": None}),
     ("bid over sixty at the minimum", {"players": ABCD, "overrides": {"start_dice": 20}},
      ["cincuenta y nueve quinas", "treinta ases"], "sesenta y una quinas", True,
-     "Sesenta y una quinas. Le toca a Diego.", {"bid.quantity": 61}),
+     "Sesenta y una quinas. Diego, te toca.", {"bid.quantity": 61}),
     ("bid over the minimum cap", {"players": ABCD, "overrides": {"start_dice": 20}},
      ["cincuenta y nueve quinas", "treinta ases"], "setenta quinas", False,
      "No vale: se puede cantar hasta sesenta y un dados.", {"bid.quantity": 30}),
@@ -119,7 +119,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("calzo refused in simple", {"preset": "simple"}, ["cinco quinas"], "calzo", False,
      "No se puede calzar: Beto tiene todos sus dados.", {"awaiting": "bid"}),
     # --- paso
-    ("paso", {}, ["cinco quinas"], "paso", True, "Beto pasa. Le toca a Carla.",
+    ("paso", {}, ["cinco quinas"], "paso", True, "Beto pasa. Carla, te toca.",
      {"turn": "Carla"}),
     ("dudo on a pass asks the hand", {}, ["cinco quinas", "paso"], "dudo", True,
      "Carla duda el paso de Beto. ¿La mano de Beto era válida? "
@@ -139,7 +139,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      ["cinco quinas", "paso"], "paso", False,
      "No se puede pasar justo después de otro paso.", {}),
     ("yes with nothing pending", {}, ["cinco quinas"], "sí", False,
-     "No hay ninguna pregunta pendiente. Le toca a Beto.", {}),
+     "No hay ninguna pregunta pendiente. Beto, te toca.", {}),
     # --- starter and direction
     ("ask starter", {"starter": "ask", "direction": None}, [], "parte Beto", True,
      "Parte Beto: ¿izquierda o derecha?", {"awaiting": "direction"}),
@@ -151,7 +151,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("direction chosen", {"direction": None}, [], "a la derecha", True,
      "A la derecha. Parte Ana.", {"direction": "derecha", "awaiting": "bid"}),
     ("direction then play goes right", {"direction": None}, ["a la derecha"], "dos trenes",
-     True, "Dos trenes. Le toca a Carla.", {"turn": "Carla"}),
+     True, "Dos trenes. Carla, te toca.", {"turn": "Carla"}),
     ("direction word in dudo gets the rule", {"preset": "dudo", "direction": None},
      ["cinco quinas"], "a la derecha", False, "En Dudo siempre se juega a la izquierda.",
      {"direction": "izquierda"}),
@@ -181,9 +181,9 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      ["cinco quinas", "dudo"], "cuatro", True,
      "Había cuatro quinas: Ana pierde un dado. Parte Ana.", {}),
     # --- repeat, undo, new game
-    ("repeat", {}, ["cinco quinas"], "repite", True, "Cinco quinas. Le toca a Beto.", {}),
+    ("repeat", {}, ["cinco quinas"], "repite", True, "Cinco quinas. Beto, te toca.", {}),
     ("undo a bid", {}, ["cinco quinas", "seis quinas"], "me equivoqué", True,
-     "Deshecho: seis quinas de Beto. Le toca a Beto.",
+     "Deshecho: seis quinas de Beto. Beto, te toca.",
      {"turn": "Beto", "bid.quantity": 5}),
     ("undo a count", {}, ["cinco quinas", "dudo", "4"], "me equivoqué", True,
      "¿Deshago el resultado? Ana recupera un dado.", {"awaiting": "bid", "dice_on_table": 14}),
@@ -200,21 +200,21 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("undo says what it undid", {}, ["cinco quinas"], "me equivoqué", True,
      "Deshecho: cinco quinas de Ana. Parte Ana.", {"bid": None, "turn": "Ana"}),
     ("undo a dudo", {}, ["cinco quinas", "dudo"], "me equivoqué", True,
-     "Deshecho: la duda de Beto. Le toca a Beto.", {"awaiting": "bid"}),
+     "Deshecho: la duda de Beto. Beto, te toca.", {"awaiting": "bid"}),
     ("own bid taken back", {}, ["cinco quinas"], "Ana, me equivoqué", True,
      "Deshecho: cinco quinas de Ana. Parte Ana.", {"bid": None}),
     ("named undo of someone else's bid", {}, ["cinco quinas", "seis quinas"],
      "Ana, me equivoqué", False, "Espera, Ana: lo último lo dijo Beto.", {"bid.by": "Beto"}),
     ("correction: no, dije", {}, ["cinco quinas"], "no, dije cuatro quinas", True,
-     "Corregido: cuatro quinas. Le toca a Beto.", {"bid.quantity": 4, "bid.by": "Ana"}),
+     "Corregido: cuatro quinas. Beto, te toca.", {"bid.quantity": 4, "bid.by": "Ana"}),
     ("correction: no, bid", {}, ["cinco quinas"], "no, cinco trenes", True,
-     "Corregido: cinco trenes. Le toca a Beto.", {"bid.face": 3, "turn": "Beto"}),
+     "Corregido: cinco trenes. Beto, te toca.", {"bid.face": 3, "turn": "Beto"}),
     ("correction by the bidder named", {}, ["cinco quinas"], "Ana, no, dije seis quinas", True,
-     "Corregido: seis quinas. Le toca a Beto.", {"bid.quantity": 6}),
+     "Corregido: seis quinas. Beto, te toca.", {"bid.quantity": 6}),
     ("correction by someone else", {}, ["cinco quinas"], "Carla, no, dije seis quinas", False,
-     "Ya no se puede corregir: Le toca a Beto.", {"bid.quantity": 5}),
+     "Ya no se puede corregir: Beto, te toca.", {"bid.quantity": 5}),
     ("correction after another spoke", {}, ["cinco quinas", "seis quinas"],
-     "no, dije siete quinas", True, "Corregido: siete quinas. Le toca a Carla.",
+     "no, dije siete quinas", True, "Corregido: siete quinas. Carla, te toca.",
      {"bid.by": "Beto", "bid.quantity": 7}),
     ("correction after a dudo", {}, ["cinco quinas", "dudo"], "no, dije seis quinas", False,
      "Ya no se puede corregir: ¿Cuántas quinas hay, contando ases?", {"awaiting": "count"}),
@@ -228,7 +228,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("new game confirmed", {}, ["cinco quinas", "nueva partida"], "sí", True,
      "Nueva partida. Parte Ana.", {"bid": None}),
     ("new game cancelled", {}, ["cinco quinas", "nueva partida"], "no", True,
-     "Seguimos con la misma partida. Le toca a Beto.", {"bid.quantity": 5}),
+     "Seguimos con la misma partida. Beto, te toca.", {"bid.quantity": 5}),
     ("new game pending refuses a bid", {}, ["cinco quinas", "nueva partida"], "seis quinas",
      False, "Primero respondan: ¿Empezamos una partida nueva? Digan sí o no.", {}),
     # --- one-die rounds
@@ -240,7 +240,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
     ("chile cerrada", {"overrides": {"start_dice": 2}}, ["una quina", "dudo", "0", "sí"],
      "cerrada", True, "Ronda cerrada. Parte Ana.", {"round": "obligar", "awaiting": "bid"}),
     ("obligar round opens with aces", {"overrides": {"start_dice": 2}},
-     ["una quina", "dudo", "0", "sí", "abierta"], "un as", True, "Un as. Le toca a Beto.", {}),
+     ["una quina", "dudo", "0", "sí", "abierta"], "un as", True, "Un as. Beto, te toca.", {}),
     ("obligar fixed face", {"overrides": {"start_dice": 2}},
      ["una quina", "dudo", "0", "sí", "abierta", "una quina"], "dos trenes", False,
      "No vale: en esta ronda la pinta es fija. Mínimo: dos quinas.", {}),
@@ -273,7 +273,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "Había un as: Beto pierde un dado, le quedan cuatro. Parte Beto.", {}),
     # --- cachito
     ("cachito limpio bid", {"preset": "cachito"}, [], "tres quinas limpias", True,
-     "Tres quinas limpias. Le toca a Beto.", {"bid.clean": True}),
+     "Tres quinas limpias. Beto, te toca.", {"bid.clean": True}),
     ("cachito sucio -> limpio minimum", {"preset": "cachito"}, ["siete quinas"],
      "cuatro sextos limpios", False,
      "No vale: después de siete quinas hay que subir. "
@@ -317,7 +317,7 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "Había dos quinas: Ana pierde un dado, le quedan cuatro. Parte Ana: ¿izquierda o derecha?",
      {"awaiting": "direction"}),
     ("dialect peru", {"dialect": "peru"}, [], "cinco senas", True,
-     "Cinco senas. Le toca a Beto.", {"bid.face": 6}),
+     "Cinco senas. Beto, te toca.", {"bid.face": 6}),
 ]
 
 
@@ -491,8 +491,8 @@ def resumed_after(lines: list[str], **setup: Any) -> str:
          "Seguimos. No había ninguna quina: Ana perdió un dado, le quedan cuatro. Parte Ana."),
         # after a result the table moved on: the standing bid, agreeing in number
         (["cinco quinas", "dudo", "cero", "dos trenes"],
-         "Seguimos la partida. Quedan en pie dos trenes, de Ana. Le toca a Beto."),
-        (["una quina"], "Seguimos la partida. Queda en pie una quina, de Ana. Le toca a Beto."),
+         "Seguimos la partida. Quedan en pie dos trenes, de Ana. Beto, te toca."),
+        (["una quina"], "Seguimos la partida. Queda en pie una quina, de Ana. Beto, te toca."),
     ],
 )
 def test_resume_says_what_may_not_have_been_said(lines, said):

@@ -38,7 +38,7 @@ class CodebookRecognizer:
     """Decodes coded blocks: a run of the same non-zero code is one utterance.
 
     Like a closed-vocabulary recognizer, it hears only the first sentence of a longer
-    announcement ("Dos quinas. Le toca a Beto." → "dos quinas")."""
+    announcement ("Dos quinas. Beto, te toca." → "dos quinas")."""
 
     sample_rate = RATE
     name = "codebook"
@@ -370,7 +370,7 @@ def test_play_input_runs_the_whole_front_end(tmp_path, monkeypatch, capsys, json
         assert [o["heard"] for o in objects] == [None, "dos quinas", "tres quinas"]
         assert objects[-1]["state"]["turn"] == "Carla"
     else:
-        assert "Árbitro: Tres quinas. Le toca a Carla." in out
+        assert "Árbitro: Tres quinas. Carla, te toca." in out
         assert "Carla*:5" in out.splitlines()[-1]
     log = (tmp_path / "game.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(log) == 3  # header + the two accepted bids

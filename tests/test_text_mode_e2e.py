@@ -182,7 +182,7 @@ BAD_LINES = [
     ("x" * 10_000, "No entendí: es demasiado largo."),
     ("cero quinas", "No vale: hay que cantar al menos un dado."),
     ("sesenta y un quinas", "No vale: se puede cantar hasta sesenta dados."),
-    ("sí", "No hay ninguna pregunta pendiente. Le toca a Beto."),
+    ("sí", "No hay ninguna pregunta pendiente. Beto, te toca."),
     ("Xavier, dudo", "No hay nadie llamado Xavier en la mesa."),
     ("Carla, seis quinas", "Espera, Carla: le toca a Beto."),
     ("cuatro quinas", "No vale: después de cinco quinas hay que subir. "
@@ -260,7 +260,7 @@ def test_plain_text_mode_for_a_person(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
-    assert "Cinco quinas. Le toca a Beto." in out
+    assert "Cinco quinas. Beto, te toca." in out
     assert "✗ No entendí." in out
     assert any("canto: 5×5 (Ana)" in line and "turno: Beto" in line for line in out)
     assert not any(line.startswith("{") for line in out)

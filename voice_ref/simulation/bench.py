@@ -153,7 +153,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
 
 
 def _cached(cache: dict[str, np.ndarray], text: str, voice: Voice) -> np.ndarray:
-    """The referee's lines repeat a lot ("Le toca a Beto."): each is rendered once."""
+    """The referee's lines repeat a lot ("Beto, te toca."): each is rendered once."""
     if text not in cache:
         cache[text] = espeak(text, voice)
     return cache[text]
