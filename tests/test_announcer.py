@@ -10,7 +10,14 @@ import numpy as np
 
 from voice_ref.cli import main as cli_main
 from voice_ref.config import VoiceSettings
-from voice_ref.voice.announcer import Announcer, PrintOutput, Speech, Synthesizer
+from voice_ref.voice.announcer import (
+    Announcer,
+    PlayEnd,
+    PrintOutput,
+    SoundOutput,
+    Speech,
+    Synthesizer,
+)
 
 SETTINGS = VoiceSettings(voice="es-419", rate=165, volume=1.0)
 
@@ -55,12 +62,12 @@ class FakeSpeaker:
     def __init__(self) -> None:
         self.events: list[tuple[str, str]] = []
 
-    def play(self, speech: Speech, stop: threading.Event, on_start=lambda: None) -> bool:
+    def play(self, speech: Speech, stop: threading.Event, on_start=lambda: None) -> PlayEnd:
         on_start()
         self.events.append(("start", speech.text))
         finished = not stop.wait(speech.duration_s)
         self.events.append(("end" if finished else "cut", speech.text))
-        return finished
+        return PlayEnd.FINISHED if finished else PlayEnd.STOPPED
 
 
 def fixed_length(seconds: float):
@@ -148,4 +155,131 @@ def test_a_failing_speaker_does_not_stop_the_announcer(capsys):
     assert ann.wait_idle(timeout=5)
     assert len(ann.errors) == 2
     assert "chao" in capsys.readouterr().err
+    ann.close()
+
+
+# ------------------------------------------------------------ SoundOutput's deadline
+
+
+class StepClock:
+    """A clock that moves `step` seconds each time it is read (no real time involved)."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 100.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+class FakeStream:
+    """An output stream that pulls `blocks` buffers through `fill` on a thread (None: it
+    stalls, as a starved device does), then reports that it finished unless aborted."""
+
+    def __init__(self, fill, finished, blocks: int | None, block: int = 512) -> None:
+        self.fill, self.finished, self.blocks, self.block = fill, finished, blocks, block
+        self.aborted = threading.Event()
+        self.played: list[np.ndarray] = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._thread.join(5)
+
+    def abort(self) -> None:
+        self.aborted.set()
+
+    def _run(self) -> None:
+        if self.blocks is None:
+            return  # stalled: never asks for audio, never finishes
+        for _ in range(self.blocks):
+            out = np.full(self.block, np.nan, np.float32)
+            over = self.fill(out)
+            self.played.append(out)
+            if over or self.aborted.is_set():
+                break
+        self.finished()
+
+
+class FakeBackend:
+    def __init__(self, blocks: int | None = 1000, rate: int | None = None) -> None:
+        self.blocks, self.rate = blocks, rate
+        self.streams: list[FakeStream] = []
+        self.opened = threading.Event()
+
+    def output_rate(self, device, rate: int) -> int:
+        return self.rate or rate
+
+    def open(self, device, rate, fill, finished) -> FakeStream:
+        self.streams.append(FakeStream(fill, finished, self.blocks))
+        self.opened.set()
+        return self.streams[-1]
+
+
+def clip(seconds: float, rate: int = 16000) -> Speech:
+    return Speech("cinco quinas", np.linspace(-0.5, 0.5, int(rate * seconds), dtype=np.float32),
+                  rate)
+
+
+def test_sound_output_plays_the_whole_clip_and_nothing_after_it():
+    backend = FakeBackend()
+    out = SoundOutput(backend=backend, clock=StepClock(0.0), poll_s=0.001)
+    speech = clip(0.1)
+    started = []
+    assert out.play(speech, threading.Event(), on_start=lambda: started.append(1)) is (
+        PlayEnd.FINISHED
+    )
+    played = np.concatenate(backend.streams[0].played)
+    n = len(speech.samples)
+    assert started == [1]
+    assert np.array_equal(played[:n], speech.samples)
+    assert not played[n:].any()  # the rest of the last buffer is silence
+    assert not backend.streams[0].aborted.is_set()
+
+
+def test_a_stalled_device_is_given_up_after_the_clip_length_plus_the_margin():
+    backend = FakeBackend(blocks=None)
+    clock = StepClock(0.5)
+    out = SoundOutput(backend=backend, clock=clock, margin_s=2.0, poll_s=0.001)
+    assert out.play(clip(3.0), threading.Event()) is PlayEnd.TIMED_OUT
+    assert backend.streams[0].aborted.is_set()
+    started = 100.0 + 0.5  # the deadline is taken once the stream is open
+    assert started + 3.0 + 2.0 <= clock.now <= started + 3.0 + 2.0 + 0.5
+
+
+def test_the_deadline_follows_the_resampled_clip():
+    backend = FakeBackend(blocks=None, rate=48000)
+    clock = StepClock(1.0)
+    out = SoundOutput(backend=backend, clock=clock, margin_s=1.0, poll_s=0.001)
+    assert out.play(clip(10.0, rate=22050), threading.Event()) is PlayEnd.TIMED_OUT
+    assert 101.0 + 10.0 + 1.0 <= clock.now <= 101.0 + 10.0 + 1.0 + 1.0
+
+
+def test_stop_aborts_a_stalled_device_without_waiting_for_the_deadline():
+    backend = FakeBackend(blocks=None)
+    stop = threading.Event()
+    clock = StepClock(0.0)  # time stands still: only `stop` can end the wait
+    out = SoundOutput(backend=backend, clock=clock, poll_s=0.001)
+    stopper = threading.Timer(0.05, stop.set)
+    stopper.start()
+    assert out.play(clip(1.0), stop) is PlayEnd.STOPPED
+    assert backend.streams[0].aborted.is_set()
+
+
+def test_an_urgent_line_cuts_off_a_stalled_device_in_the_announcer():
+    backend = FakeBackend(blocks=None)
+    out = SoundOutput(backend=backend, clock=StepClock(0.0), poll_s=0.001)
+    ann = Announcer(SETTINGS, out, holdoff_s=0.0, render=lambda text: clip(1.0))
+    ann.say("cinco quinas")
+    assert backend.opened.wait(10)
+    backend.blocks = 1000  # the device recovers for the next line
+    ann.say("Beto duda.", urgent=True)
+    assert ann.wait_idle(timeout=10)
+    assert backend.streams[0].aborted.is_set()
+    assert ann.spoken_texts == ["cinco quinas", "Beto duda."]
+    assert ann.errors == []
     ann.close()

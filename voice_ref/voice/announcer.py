@@ -28,7 +28,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -123,47 +125,133 @@ class Synthesizer:
         )
 
 
-class SoundOutput:
-    """Plays samples on one output device; setting `stop` cuts it off mid-sentence."""
+class PlayEnd(Enum):
+    """How a playback ended."""
 
-    def __init__(self, device: str | int = "") -> None:
-        self.device = device_or_default(device)
+    FINISHED = "finished"  # played to the end
+    STOPPED = "stopped"  # cut off by `stop` (an urgent line, closing)
+    TIMED_OUT = "timed_out"  # the device did not finish in the clip's length plus a margin
+
+
+# A clip may take this much longer than its length to play out (device latency, a busy
+# machine); after that the stream is aborted instead of waited for.
+DRAIN_MARGIN_S = 2.0
+
+
+class OutputStream(Protocol):
+    """The part of a sounddevice stream that `SoundOutput` uses (a test can fake it)."""
+
+    def __enter__(self) -> OutputStream: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def abort(self) -> None: ...
+
+
+class AudioBackend(Protocol):
+    """Opens output streams: sounddevice on a real machine, a fake stream in tests.
+
+    `fill(out)` writes the next samples into the 1-D float32 buffer `out` and returns True
+    once the clip is over; `finished()` is called when the stream has drained or stopped.
+    """
+
+    def output_rate(self, device: str | int, rate: int) -> int: ...
+
+    def open(
+        self, device: str | int, rate: int, fill: Callable[[np.ndarray], bool],
+        finished: Callable[[], None],
+    ) -> OutputStream: ...
+
+
+class SoundDeviceBackend:
+    """`AudioBackend` on sounddevice (PortAudio)."""
+
+    def output_rate(self, device: str | int, rate: int) -> int:
+        import sounddevice as sd
+
+        try:
+            sd.check_output_settings(device=device, samplerate=rate, channels=1)
+            return rate
+        except sd.PortAudioError:  # many real sound cards only take 44.1 / 48 kHz
+            return int(sd.query_devices(device, "output")["default_samplerate"])
+
+    def open(
+        self, device: str | int, rate: int, fill: Callable[[np.ndarray], bool],
+        finished: Callable[[], None],
+    ) -> OutputStream:
+        import sounddevice as sd
+
+        def callback(outdata, _frames, _time, _status) -> None:
+            if fill(outdata[:, 0]):
+                raise sd.CallbackStop
+
+        return sd.OutputStream(
+            samplerate=rate, channels=1, dtype="float32", device=device,
+            callback=callback, finished_callback=finished, latency="low",
+        )
+
+
+class SoundOutput:
+    """Plays samples on one output device; setting `stop` cuts it off mid-sentence.
+
+    The wait for the device has a deadline (the clip's length plus `margin_s`): under heavy
+    load a stream may stall or never report that it drained, and the referee must not hang
+    on it (`voice-ref say` once waited over a minute).
+    """
+
+    def __init__(
+        self,
+        device: str | int = "",
+        *,
+        backend: AudioBackend | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        margin_s: float = DRAIN_MARGIN_S,
+        poll_s: float = 0.05,
+    ) -> None:
+        self.backend = backend or SoundDeviceBackend()
+        self.device = device_or_default(device) if backend is None else device
+        self.clock = clock
+        self.margin_s = margin_s
+        self.poll_s = poll_s
 
     def play(
         self, speech: Speech, stop: threading.Event, on_start: Callable[[], None] = lambda: None
-    ) -> bool:
-        """Play to the end (True) or until `stop` is set (False). Blocks."""
-        import sounddevice as sd
-        import soxr
-
+    ) -> PlayEnd:
+        """Play to the end, until `stop` is set, or until the deadline. Blocks."""
         samples, rate = speech.samples, speech.sample_rate
-        try:
-            sd.check_output_settings(device=self.device, samplerate=rate, channels=1)
-        except sd.PortAudioError:
-            # Many real sound cards only take 44.1 / 48 kHz.
-            device_rate = int(sd.query_devices(self.device, "output")["default_samplerate"])
+        device_rate = self.backend.output_rate(self.device, rate)
+        if device_rate != rate:
+            import soxr
+
             samples = soxr.resample(samples, rate, device_rate).astype(np.float32)
             rate = device_rate
         done = threading.Event()
         position = 0
 
-        def callback(outdata, frames, _time, _status) -> None:
+        def fill(out: np.ndarray) -> bool:
             nonlocal position
-            chunk = samples[position : position + frames]
-            outdata[: len(chunk), 0] = chunk
-            outdata[len(chunk) :, 0] = 0.0
+            chunk = samples[position : position + len(out)]
+            out[: len(chunk)] = chunk
+            out[len(chunk) :] = 0.0
             position += len(chunk)
-            if stop.is_set() or position >= len(samples):
-                raise sd.CallbackStop
+            return stop.is_set() or position >= len(samples)
 
-        with sd.OutputStream(
-            samplerate=rate, channels=1, dtype="float32", device=self.device,
-            callback=callback, finished_callback=done.set, latency="low",
-        ):
+        end = PlayEnd.FINISHED
+        with self.backend.open(self.device, rate, fill, done.set) as stream:
+            deadline = self.clock() + len(samples) / rate + self.margin_s
             on_start()
-            while not done.wait(0.05):
-                pass
-        return not stop.is_set()
+            while not done.wait(self.poll_s):
+                if stop.is_set():
+                    end = PlayEnd.STOPPED
+                elif self.clock() >= deadline:
+                    end = PlayEnd.TIMED_OUT
+                else:
+                    continue
+                stream.abort()  # drop what is buffered: do not wait for a stalled device
+                break
+        if end is PlayEnd.FINISHED and stop.is_set():
+            end = PlayEnd.STOPPED
+        return end
 
 
 class PrintOutput:
@@ -174,10 +262,10 @@ class PrintOutput:
 
     def play(
         self, speech: Speech, stop: threading.Event, on_start: Callable[[], None] = lambda: None
-    ) -> bool:
+    ) -> PlayEnd:
         on_start()
         self.echo(speech.text)
-        return True
+        return PlayEnd.FINISHED
 
 
 class Announcer:
@@ -283,8 +371,12 @@ class Announcer:
                         stop.set()
                 speech = self._render(text)
                 if not stop.is_set():
-                    self.output.play(speech, stop,
-                                     on_start=lambda t=text: self.spoken_texts.append(t))
+                    end = self.output.play(speech, stop,
+                                           on_start=lambda t=text: self.spoken_texts.append(t))
+                    if end is PlayEnd.TIMED_OUT:
+                        self.errors.append(f"timed out: {text}")
+                        print(f"voice-ref: the loudspeaker did not finish in time; cut off: "
+                              f"{text}", file=sys.stderr, flush=True)
             except Exception as exc:  # a broken speaker must not stop the game
                 self.errors.append(f"{type(exc).__name__}: {exc}")
                 print(f"voice-ref: could not speak ({exc}); the text was: {text}",
@@ -339,8 +431,9 @@ def main_say(args: argparse.Namespace) -> int:
         print(f"{args.out}: {speech.duration_s:.2f} s, voice {settings.voice}, "
               f"{settings.rate} words/min")
         return 0
+    output = SoundOutput(config.audio.output_device)
     try:
-        SoundOutput(config.audio.output_device).play(speech, threading.Event())
+        end = output.play(speech, threading.Event())
     except Exception as exc:  # explain any audio failure in plain words
         print(
             f"voice-ref say: no loudspeaker available ({exc}). "
@@ -348,6 +441,14 @@ def main_say(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if end is PlayEnd.TIMED_OUT:
+        print(
+            f"voice-ref say: the loudspeaker had not finished {speech.duration_s:.1f} s of "
+            f"speech after {speech.duration_s + output.margin_s:.1f} s (a busy machine or a "
+            "stalled device); playback was cut off.",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
