@@ -14,12 +14,20 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from voice_ref.config import Config, load_config
-from voice_ref.dialogue.gamelog import GameLog, LogError, default_state_dir, warn
+from voice_ref.dialogue.gamelog import (
+    LOG_NAME,
+    GameLog,
+    LogError,
+    default_state_dir,
+    read_log,
+    warn,
+)
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.dialogue.referee import Referee, TableSetup
 from voice_ref.voice.asr.base import Recognizer
@@ -105,14 +113,38 @@ def open_referee(args: argparse.Namespace, config: Config) -> tuple[Referee, Rep
     return referee, referee.opening()
 
 
+def game_setup(args: argparse.Namespace, config: Config) -> TableSetup:
+    """The table this run referees: with `--resume` the saved game's (as `open_referee` will
+    resume it), else a new one from the options and config.toml. Reads, never writes."""
+    if getattr(args, "resume", False):
+        try:
+            return TableSetup.from_json(read_log(state_dir(args, config) / LOG_NAME).header)
+        except LogError:
+            pass  # open_referee says so and starts a new game
+    return table_setup(args, config)
+
+
+def table_config(config: Config, setup: TableSetup) -> Config:
+    """The config as the recognizer must see it for this table: its players, rules and
+    dialect (a resumed game or `--rules` may differ from config.toml)."""
+    return replace(
+        config,
+        game=replace(config.game, players=setup.players),
+        preset=setup.preset,
+        rule_overrides=dict(setup.overrides),
+        dialect=setup.dialect,
+        dialect_faces=dict(setup.dialect_faces),
+    )
+
+
 def recognizer_for(args: argparse.Namespace, config: Config) -> Recognizer:
     """The speech recognizer for this table (tests replace this function)."""
     from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
 
-    players = table_setup(args, config).players
+    setup = game_setup(args, config)
     try:
-        return make_recognizer(config, backend=getattr(args, "backend", None),
-                               model=getattr(args, "model", None), players=players)
+        return make_recognizer(table_config(config, setup), backend=getattr(args, "backend", None),
+                               model=getattr(args, "model", None), players=setup.players)
     except RecognizerUnavailable as exc:
         raise SetupError(str(exc)) from None
     except ImportError as exc:
