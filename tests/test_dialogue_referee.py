@@ -47,6 +47,11 @@ ROWS: list[tuple[str, dict, list[str], str, bool, str, dict]] = [
      "Mínimo: siete cuadras, ocho de otra pinta o cuatro ases.", {}),
     ("worked: 5 quinas -> 3 ases ok", {}, ["cinco quinas"], "tres ases", True,
      "Tres ases. Carla, te toca.", {}),
+    # a typed line read only by guessing (score < 0.5) is not understood, however legal
+    ("guess: tres puntos (0.45)", {}, ["cinco quinas"], "tres puntos", False,
+     "No entendí.", {"bid.quantity": 5}),
+    ("near miss: seis cuinas", {}, ["cinco quinas"], "seis cuinas", True,
+     "Seis quinas. Carla, te toca.", {"bid.quantity": 6}),
     ("after sextos any face", {}, ["cuatro sextos"], "cuatro quinas", False,
      "No vale: después de cuatro sextos hay que subir. "
      "Mínimo: cinco de cualquier pinta o tres ases.", {}),
@@ -344,6 +349,19 @@ def test_line(setup, prefix, line, accepted, say, facts):
         assert reply.state == before, "a refused line must change nothing"
     for path, value in facts.items():
         assert _fact(reply.state, path) == value, path
+
+
+def test_the_accept_score_is_the_tables_setting():
+    """`asr.accept_score` decides for typed lines too: lower it and the guess is taken."""
+    strict = referee()
+    lenient = Referee(TableSetup(players=ABC, starter="Ana", direction="izquierda"),
+                      accept_score=0.4)
+    for ref in (strict, lenient):
+        play(ref, ["cinco quinas"])
+    refused = strict.handle_text("tres puntos")
+    assert not refused.accepted and refused.intent is None
+    taken = lenient.handle_text("tres puntos")
+    assert taken.accepted and taken.state["bid"]["face"] == 1
 
 
 def test_opening_asks_who_starts():

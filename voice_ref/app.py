@@ -103,13 +103,14 @@ def open_referee(args: argparse.Namespace, config: Config) -> tuple[Referee, Rep
                     f"resuming the saved game ({', '.join(setup.players)}; rules {setup.preset}); "
                     "--players and --rules apply to new games only."
                 )
-            referee = Referee(setup)
+            referee = Referee(setup, accept_score=config.asr.accept_score)
             for message in referee.replay(loaded.records):
                 warn(message)
             referee.log = log
             return referee, referee.opening(resumed=True)
     setup = table_setup(args, config)
-    referee = Referee(setup, log=GameLog.create(folder, setup.to_json()))
+    referee = Referee(setup, log=GameLog.create(folder, setup.to_json()),
+                      accept_score=config.asr.accept_score)
     return referee, referee.opening()
 
 

@@ -1,9 +1,9 @@
 """The referee: one utterance + the game -> what it does (and, via narration, what it says).
 
-`Referee.handle_text` parses a line, `Referee.handle_intent` acts on an intent;
-both return a `Reply`. Every refused utterance leaves the game untouched and
-says why in Spanish. Every accepted state-changing utterance is written to the
-game log (fsynced) before the reply is returned.
+`Referee.handle_text` parses a line (a reading that scores below `accept_score` is not
+understood), `Referee.handle_intent` acts on an intent; both return a `Reply`. Every
+refused utterance leaves the game untouched and says why in Spanish. Every accepted
+state-changing utterance is written to the game log (fsynced) before the reply is returned.
 
 Corrections: "me equivoqué" takes back the last accepted line and says what it
 took back; a named speaker may only take back their own line; taking back a
@@ -75,6 +75,9 @@ __all__ = ["MAX_QUANTITY", "STARTER_POLICIES", "Referee", "Reply", "TableSetup"]
 MAX_QUANTITY = 60  # a bid above this is a mishearing (ten players of six dice)...
 # ...unless the rules make it the minimum (after treinta ases: sesenta y una of a face).
 MAX_TEXT = 200  # characters; longer lines are not speech
+# A typed line whose best reading scores below this is a guess ("dos puntos" reads as
+# "dos unos" at 0.45): not understood, as the voice layer ignores it (`asr.accept_score`).
+ACCEPT_SCORE = 0.5
 
 _EXPECTING: dict[Awaiting, Expecting] = {
     Awaiting.STARTER: Expecting.STARTER,
@@ -135,8 +138,10 @@ class Referee:
         *,
         log: GameLogWriter | None = None,
         prompts: Prompts | None = None,
+        accept_score: float = ACCEPT_SCORE,
     ) -> None:
         self.setup = setup
+        self.accept_score = accept_score
         self.rules = setup.rules
         self.players = setup.players
         self.log = log
@@ -624,9 +629,11 @@ class Referee:
         return Reply(heard, intent, False, say, self.state(), kind=LineKind.REJECT)
 
     def _parse(self, text: str) -> Intent | None:
+        """The line's intent, or None when even its best reading is a guess."""
         if self._parser is None:
             self._parser = Parser(list(self.players))
-        return self._parser.parse(text).intent
+        parsed = self._parser.parse(text)
+        return parsed.intent if parsed.score >= self.accept_score else None
 
     def _roller(self) -> str | None:
         talk = self._talk

@@ -1,5 +1,6 @@
-"""The recognizer is built for the game actually refereed: a resumed game's players, rules
-and dialect win over config.toml (as they do for the referee), and so do `--rules`."""
+"""How app.py sets a table up: the recognizer is built for the game actually refereed (a
+resumed game's players, rules and dialect win over config.toml, as they do for the referee,
+and so do `--rules`), and typed lines use the configured accept score."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from voice_ref import app
-from voice_ref.config import Config, GameSettings
+from voice_ref.config import AsrSettings, Config, GameSettings
 
 
 def args(tmp: Path, **options) -> Namespace:
@@ -76,3 +77,13 @@ def test_rules_option_reaches_the_recognizer(tmp_path, built):
     config, players = built[-1]
     assert players == ("Ana", "Beto")
     assert config.rules.clean_bids and not CONFIG.rules.clean_bids
+
+
+def test_text_mode_uses_the_configured_accept_score(tmp_path):
+    """"cinco cuinas" reads as cinco quinas at 0.695: taken at the default 0.5, refused at 0.8."""
+    table = dict(players="Ana,Beto", starter="Ana", direction="izquierda")
+    strict = Config(asr=AsrSettings(accept_score=0.8))
+    for config, taken in ((CONFIG, True), (strict, False)):
+        folder = tmp_path / str(taken)
+        referee, _ = app.open_referee(args(folder, **table), config)
+        assert referee.handle_text("cinco cuinas").accepted is taken
