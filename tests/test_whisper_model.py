@@ -88,6 +88,9 @@ def test_first_use_assembles_the_whisper_model_and_says_so(
         def __init__(self, path: Path, **kwargs) -> None:  # noqa: ANN003
             self.path, self.kwargs = path, kwargs
 
+        def set_context(self, context) -> None:  # noqa: ANN001 - the table's phrases
+            self.context = context
+
     monkeypatch.setattr(whisper_backend, "WhisperRecognizer", FakeWhisper)
     config = config_from_dict({"asr": {"vosk_model": "none-v", "whisper_model": "m/wb"}},
                               base_dir=tmp_path)

