@@ -159,65 +159,71 @@ def test_a_failing_speaker_does_not_stop_the_announcer(capsys):
 
 
 # ------------------------------------------------------------ SoundOutput's deadline
+#
+# No real time: the fake device takes one buffer each time the player reads the clock,
+# and the clock moves by `step` seconds per read, so "a device at a fifth of real time" or
+# "a device that takes nothing" are exact, whatever the machine's load.
 
 
-class StepClock:
-    """A clock that moves `step` seconds each time it is read (no real time involved)."""
+class FakeDevice:
+    """An output stream pumped by the clock: `speed` buffers of audio per clock step
+    (0: stalled, it never asks for audio). Reports `finished` once `fill` says the clip is
+    over, unless aborted first."""
 
-    def __init__(self, step: float) -> None:
-        self.now = 100.0
-        self.step = step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
-
-
-class FakeStream:
-    """An output stream that pulls `blocks` buffers through `fill` on a thread (None: it
-    stalls, as a starved device does), then reports that it finished unless aborted."""
-
-    def __init__(self, fill, finished, blocks: int | None, block: int = 512) -> None:
-        self.fill, self.finished, self.blocks, self.block = fill, finished, blocks, block
-        self.aborted = threading.Event()
+    def __init__(self, fill, finished, *, pumping: bool, block: int) -> None:
+        self.fill, self.finished, self.pumping, self.block = fill, finished, pumping, block
+        self.aborted = False
+        self.over = False
         self.played: list[np.ndarray] = []
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self):
-        self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._thread.join(5)
+        pass
 
     def abort(self) -> None:
-        self.aborted.set()
+        self.aborted = True
 
-    def _run(self) -> None:
-        if self.blocks is None:
-            return  # stalled: never asks for audio, never finishes
-        for _ in range(self.blocks):
-            out = np.full(self.block, np.nan, np.float32)
-            over = self.fill(out)
-            self.played.append(out)
-            if over or self.aborted.is_set():
-                break
-        self.finished()
+    def pump(self) -> None:
+        if not self.pumping or self.aborted or self.over:
+            return
+        out = np.full(self.block, np.nan, np.float32)
+        self.over = self.fill(out)
+        self.played.append(out)
+        if self.over:
+            self.finished()
 
 
 class FakeBackend:
-    def __init__(self, blocks: int | None = 1000, rate: int | None = None) -> None:
-        self.blocks, self.rate = blocks, rate
-        self.streams: list[FakeStream] = []
+    """Opens fake devices; the first `stalled` of them never take audio."""
+
+    def __init__(self, *, stalled: int = 0, rate: int | None = None, block: int = 512) -> None:
+        self.stalled, self.rate, self.block = stalled, rate, block
+        self.devices: list[FakeDevice] = []
         self.opened = threading.Event()
 
     def output_rate(self, device, rate: int) -> int:
         return self.rate or rate
 
-    def open(self, device, rate, fill, finished) -> FakeStream:
-        self.streams.append(FakeStream(fill, finished, self.blocks))
+    def open(self, device, rate, fill, finished) -> FakeDevice:
+        pumping = len(self.devices) >= self.stalled
+        self.devices.append(FakeDevice(fill, finished, pumping=pumping, block=self.block))
         self.opened.set()
-        return self.streams[-1]
+        return self.devices[-1]
+
+
+class PumpClock:
+    """Moves `step` seconds per read and lets the fake device take one buffer."""
+
+    def __init__(self, backend: FakeBackend, step: float) -> None:
+        self.backend, self.step, self.now = backend, step, 100.0
+
+    def __call__(self) -> float:
+        for device in self.backend.devices[-1:]:
+            device.pump()
+        self.now += self.step
+        return self.now
 
 
 def clip(seconds: float, rate: int = 16000) -> Speech:
@@ -225,61 +231,84 @@ def clip(seconds: float, rate: int = 16000) -> Speech:
                   rate)
 
 
+def output(backend: FakeBackend, step: float, **kw) -> tuple[SoundOutput, PumpClock]:
+    clock = PumpClock(backend, step)
+    return SoundOutput(backend=backend, clock=clock, poll_s=0.0005, **kw), clock
+
+
 def test_sound_output_plays_the_whole_clip_and_nothing_after_it():
     backend = FakeBackend()
-    out = SoundOutput(backend=backend, clock=StepClock(0.0), poll_s=0.001)
-    speech = clip(0.1)
+    out, _ = output(backend, step=512 / 16000)  # a device in real time
+    speech = clip(0.5)
     started = []
-    assert out.play(speech, threading.Event(), on_start=lambda: started.append(1)) is (
-        PlayEnd.FINISHED
-    )
-    played = np.concatenate(backend.streams[0].played)
+    end = out.play(speech, threading.Event(), on_start=lambda: started.append(1))
+    assert end is PlayEnd.FINISHED
+    played = np.concatenate(backend.devices[0].played)
     n = len(speech.samples)
     assert started == [1]
     assert np.array_equal(played[:n], speech.samples)
     assert not played[n:].any()  # the rest of the last buffer is silence
-    assert not backend.streams[0].aborted.is_set()
+    assert not backend.devices[0].aborted
 
 
-def test_a_stalled_device_is_given_up_after_the_clip_length_plus_the_margin():
-    backend = FakeBackend(blocks=None)
-    clock = StepClock(0.5)
-    out = SoundOutput(backend=backend, clock=clock, margin_s=2.0, poll_s=0.001)
+def test_a_device_that_takes_no_audio_is_given_up_after_the_margin():
+    backend = FakeBackend(stalled=1)
+    out, clock = output(backend, step=0.25, margin_s=2.0)
     assert out.play(clip(3.0), threading.Event()) is PlayEnd.TIMED_OUT
-    assert backend.streams[0].aborted.is_set()
-    started = 100.0 + 0.5  # the deadline is taken once the stream is open
-    assert started + 3.0 + 2.0 <= clock.now <= started + 3.0 + 2.0 + 0.5
+    assert backend.devices[0].aborted
+    opened = 100.25  # the first clock read, once the stream is open
+    assert opened + 2.0 <= clock.now <= opened + 2.0 + 0.25  # long before 4 x 3 s + 2 s
 
 
-def test_the_deadline_follows_the_resampled_clip():
-    backend = FakeBackend(blocks=None, rate=48000)
-    clock = StepClock(1.0)
-    out = SoundOutput(backend=backend, clock=clock, margin_s=1.0, poll_s=0.001)
+def test_a_crawling_device_is_cut_off_at_the_slowdown_limit():
+    backend = FakeBackend()
+    # a fifth of real time: 512 samples (32 ms) per 160 ms step; still taking audio
+    out, clock = output(backend, step=5 * 512 / 16000, slowdown=4.0, margin_s=2.0)
+    speech = clip(3.0)
+    assert out.time_limit(3.0) == 14.0
+    assert out.play(speech, threading.Event()) is PlayEnd.TIMED_OUT
+    device = backend.devices[0]
+    assert device.aborted and not device.over
+    played = sum(len(b) for b in device.played)
+    assert 0 < played < len(speech.samples)
+    opened = 100.0 + 0.16
+    assert opened + 14.0 <= clock.now <= opened + 14.0 + 0.17
+
+
+def test_a_slow_device_within_the_limit_plays_to_the_end():
+    backend = FakeBackend()
+    out, clock = output(backend, step=3 * 512 / 16000)  # a third of real time
+    assert out.play(clip(2.0), threading.Event()) is PlayEnd.FINISHED
+    assert not backend.devices[0].aborted and backend.devices[0].over
+
+
+def test_the_limit_follows_the_resampled_clip():
+    backend = FakeBackend(rate=48000, block=4800)
+    # 22.05 kHz speech on a 48 kHz card: 10 s either way; 0.1 s of audio per 1 s step
+    out, clock = output(backend, step=1.0, slowdown=4.0, margin_s=1.0)
     assert out.play(clip(10.0, rate=22050), threading.Event()) is PlayEnd.TIMED_OUT
-    assert 101.0 + 10.0 + 1.0 <= clock.now <= 101.0 + 10.0 + 1.0 + 1.0
+    assert 101.0 + 41.0 <= clock.now <= 101.0 + 41.0 + 1.0
 
 
 def test_stop_aborts_a_stalled_device_without_waiting_for_the_deadline():
-    backend = FakeBackend(blocks=None)
+    backend = FakeBackend(stalled=1)
+    out, _ = output(backend, step=0.0)  # time stands still: only `stop` can end the wait
     stop = threading.Event()
-    clock = StepClock(0.0)  # time stands still: only `stop` can end the wait
-    out = SoundOutput(backend=backend, clock=clock, poll_s=0.001)
     stopper = threading.Timer(0.05, stop.set)
     stopper.start()
     assert out.play(clip(1.0), stop) is PlayEnd.STOPPED
-    assert backend.streams[0].aborted.is_set()
+    assert backend.devices[0].aborted
 
 
 def test_an_urgent_line_cuts_off_a_stalled_device_in_the_announcer():
-    backend = FakeBackend(blocks=None)
-    out = SoundOutput(backend=backend, clock=StepClock(0.0), poll_s=0.001)
+    backend = FakeBackend(stalled=1)
+    out, _ = output(backend, step=0.0)  # time stands still; the second device plays anyway
     ann = Announcer(SETTINGS, out, holdoff_s=0.0, render=lambda text: clip(1.0))
     ann.say("cinco quinas")
     assert backend.opened.wait(10)
-    backend.blocks = 1000  # the device recovers for the next line
     ann.say("Beto duda.", urgent=True)
     assert ann.wait_idle(timeout=10)
-    assert backend.streams[0].aborted.is_set()
+    assert backend.devices[0].aborted and not backend.devices[0].over
     assert ann.spoken_texts == ["cinco quinas", "Beto duda."]
     assert ann.errors == []
     ann.close()

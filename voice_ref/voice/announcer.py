@@ -133,8 +133,12 @@ class PlayEnd(Enum):
     TIMED_OUT = "timed_out"  # the device did not finish in the clip's length plus a margin
 
 
-# A clip may take this much longer than its length to play out (device latency, a busy
-# machine); after that the stream is aborted instead of waited for.
+# How long a clip may take to play before the stream is aborted instead of waited for:
+# SLOWDOWN times its length plus DRAIN_MARGIN_S. A sound card plays in real time, but a
+# busy machine's sound server may not: at load 7 on 2 cores PulseAudio took 6-11 s for a
+# 2.7 s line (and over 60 s at load 15). A device that takes no samples at all for
+# DRAIN_MARGIN_S is given up at once.
+SLOWDOWN = 4.0
 DRAIN_MARGIN_S = 2.0
 
 
@@ -194,9 +198,10 @@ class SoundDeviceBackend:
 class SoundOutput:
     """Plays samples on one output device; setting `stop` cuts it off mid-sentence.
 
-    The wait for the device has a deadline (the clip's length plus `margin_s`): under heavy
-    load a stream may stall or never report that it drained, and the referee must not hang
-    on it (`voice-ref say` once waited over a minute).
+    The wait for the device has a deadline (`slowdown` x the clip's length + `margin_s`),
+    and a device that takes no samples for `margin_s` is given up: under heavy load a
+    stream may crawl, stall or never report that it drained, and the referee must not
+    hang on it (`voice-ref say` once waited over a minute).
     """
 
     def __init__(
@@ -205,14 +210,20 @@ class SoundOutput:
         *,
         backend: AudioBackend | None = None,
         clock: Callable[[], float] = time.monotonic,
+        slowdown: float = SLOWDOWN,
         margin_s: float = DRAIN_MARGIN_S,
         poll_s: float = 0.05,
     ) -> None:
         self.backend = backend or SoundDeviceBackend()
         self.device = device_or_default(device) if backend is None else device
         self.clock = clock
+        self.slowdown = slowdown
         self.margin_s = margin_s
         self.poll_s = poll_s
+
+    def time_limit(self, duration_s: float) -> float:
+        """The longest a clip of `duration_s` may take to play."""
+        return self.slowdown * duration_s + self.margin_s
 
     def play(
         self, speech: Speech, stop: threading.Event, on_start: Callable[[], None] = lambda: None
@@ -238,12 +249,17 @@ class SoundOutput:
 
         end = PlayEnd.FINISHED
         with self.backend.open(self.device, rate, fill, done.set) as stream:
-            deadline = self.clock() + len(samples) / rate + self.margin_s
+            opened = moved = self.clock()
+            deadline = opened + self.time_limit(len(samples) / rate)
+            seen = position
             on_start()
             while not done.wait(self.poll_s):
+                now = self.clock()
+                if position != seen:  # the device took samples since the last look
+                    seen, moved = position, now
                 if stop.is_set():
                     end = PlayEnd.STOPPED
-                elif self.clock() >= deadline:
+                elif now >= deadline or now - moved >= self.margin_s:
                     end = PlayEnd.TIMED_OUT
                 else:
                     continue
@@ -444,8 +460,8 @@ def main_say(args: argparse.Namespace) -> int:
     if end is PlayEnd.TIMED_OUT:
         print(
             f"voice-ref say: the loudspeaker had not finished {speech.duration_s:.1f} s of "
-            f"speech after {speech.duration_s + output.margin_s:.1f} s (a busy machine or a "
-            "stalled device); playback was cut off.",
+            f"speech within {output.time_limit(speech.duration_s):.1f} s, or stopped taking "
+            "audio (a busy machine or a stalled device); playback was cut off.",
             file=sys.stderr,
         )
         return 1
