@@ -55,7 +55,7 @@ def test_say_is_heard_on_the_table(card):
         assert recording.wait(15), "parec delivered no audio from the virtual card"
         # The timeout only bounds a hang: on a saturated machine (load 15 on 2 cores) the
         # sound server plays far slower than real time and one sentence took over 60 s.
-        run = subprocess.run([*VOICE_REF, "say", "Cinco quinas. Le toca a Beto."],
+        run = subprocess.run([*VOICE_REF, "say", "Cinco quinas. Beto, te toca."],
                              env=card.env(), capture_output=True, text=True, timeout=300)
         # The recorder may lag behind the sink on a busy machine: wait for the speech to
         # come through (or for a deadline that only bounds a broken setup).

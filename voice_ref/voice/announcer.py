@@ -130,16 +130,18 @@ class PlayEnd(Enum):
 
     FINISHED = "finished"  # played to the end
     STOPPED = "stopped"  # cut off by `stop` (an urgent line, closing)
-    TIMED_OUT = "timed_out"  # the device did not finish in the clip's length plus a margin
+    TIMED_OUT = "timed_out"  # cut off: too slow (see SLOWDOWN), or it stopped taking audio
+    NO_AUDIO = "no_audio"  # cut off: the device never took any audio (see STALL_S)
 
 
 # How long a clip may take to play before the stream is aborted instead of waited for:
 # SLOWDOWN times its length plus DRAIN_MARGIN_S. A sound card plays in real time, but a
-# busy machine's sound server may not: at load 7 on 2 cores PulseAudio took 6-11 s for a
-# 2.7 s line (and over 60 s at load 15). A device that takes no samples at all for
-# DRAIN_MARGIN_S is given up at once.
-SLOWDOWN = 4.0
+# busy machine's sound server may not: at load 7-9 on 2 cores PulseAudio took 4.7-14.8 s
+# for a 2.7 s line, with pauses of up to 2.0 s between buffers (and over 60 s at load 15).
+# A device that takes no samples for STALL_S is given up before that.
+SLOWDOWN = 6.0
 DRAIN_MARGIN_S = 2.0
+STALL_S = 5.0
 
 
 class OutputStream(Protocol):
@@ -199,7 +201,7 @@ class SoundOutput:
     """Plays samples on one output device; setting `stop` cuts it off mid-sentence.
 
     The wait for the device has a deadline (`slowdown` x the clip's length + `margin_s`),
-    and a device that takes no samples for `margin_s` is given up: under heavy load a
+    and a device that takes no samples for `stall_s` is given up: under heavy load a
     stream may crawl, stall or never report that it drained, and the referee must not
     hang on it (`voice-ref say` once waited over a minute).
     """
@@ -212,6 +214,7 @@ class SoundOutput:
         clock: Callable[[], float] = time.monotonic,
         slowdown: float = SLOWDOWN,
         margin_s: float = DRAIN_MARGIN_S,
+        stall_s: float = STALL_S,
         poll_s: float = 0.05,
     ) -> None:
         self.backend = backend or SoundDeviceBackend()
@@ -219,6 +222,7 @@ class SoundOutput:
         self.clock = clock
         self.slowdown = slowdown
         self.margin_s = margin_s
+        self.stall_s = stall_s
         self.poll_s = poll_s
 
     def time_limit(self, duration_s: float) -> float:
@@ -259,8 +263,8 @@ class SoundOutput:
                     seen, moved = position, now
                 if stop.is_set():
                     end = PlayEnd.STOPPED
-                elif now >= deadline or now - moved >= self.margin_s:
-                    end = PlayEnd.TIMED_OUT
+                elif now >= deadline or now - moved >= self.stall_s:
+                    end = PlayEnd.TIMED_OUT if position else PlayEnd.NO_AUDIO
                 else:
                     continue
                 stream.abort()  # drop what is buffered: do not wait for a stalled device
@@ -389,7 +393,7 @@ class Announcer:
                 if not stop.is_set():
                     end = self.output.play(speech, stop,
                                            on_start=lambda t=text: self.spoken_texts.append(t))
-                    if end is PlayEnd.TIMED_OUT:
+                    if end in (PlayEnd.TIMED_OUT, PlayEnd.NO_AUDIO):
                         self.errors.append(f"timed out: {text}")
                         print(f"voice-ref: the loudspeaker did not finish in time; cut off: "
                               f"{text}", file=sys.stderr, flush=True)
@@ -457,14 +461,20 @@ def main_say(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if end is PlayEnd.TIMED_OUT:
+    if end is PlayEnd.NO_AUDIO:
         print(
-            f"voice-ref say: the loudspeaker had not finished {speech.duration_s:.1f} s of "
-            f"speech within {output.time_limit(speech.duration_s):.1f} s, or stopped taking "
-            "audio (a busy machine or a stalled device); playback was cut off.",
+            f"voice-ref say: the loudspeaker took no audio in {output.stall_s:.0f} s. "
+            "Check `voice-ref devices` or write a file with --out say.wav.",
             file=sys.stderr,
         )
-        return 1
+        return 2
+    if end is PlayEnd.TIMED_OUT:  # the loudspeaker works; the machine is too busy
+        print(
+            f"voice-ref say: warning: the loudspeaker had not finished {speech.duration_s:.1f} s "
+            f"of speech within {output.time_limit(speech.duration_s):.1f} s, or paused over "
+            f"{output.stall_s:.0f} s (a busy machine); playback was cut off.",
+            file=sys.stderr,
+        )
     return 0
 
 
