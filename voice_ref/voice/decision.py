@@ -30,6 +30,15 @@ A name said alone is accepted as `{"type": "none", "player": ...}`: it tells the
 who is speaking but is no game action, and a call that follows it within
 `NAME_GAP_S` ("Carla… cuatro trenes", cut in two by the VAD) carries that player
 (`Decider`).
+
+**Fragments** (`Decider`): real speakers pause inside a phrase for longer than the
+VAD's end-of-speech silence, so "un sexto" can arrive as "un" | "sexto". An utterance
+that cannot answer now and whose free transcript is a bare count or a face word alone
+(while a bid is expected) is *held* (action "hold"); the next utterance, if it starts
+within `FRAGMENT_GAP_S`, is decided joined with it (each of its readings prefixed by the
+fragment where that still parses; the free transcripts joined). A fragment that gets no
+continuation is not dropped silently: the decision is "reask" (the loop asks the table
+to repeat), on the next utterance or when the loop's wait for one runs out.
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from rapidfuzz import fuzz
 
@@ -57,18 +66,23 @@ from voice_ref.language.intents import (
 )
 from voice_ref.language.inventory import Phrase
 from voice_ref.language.spoken import spelled_out, syllables
-from voice_ref.language.text import fold
+from voice_ref.language.text import fold, tokenize
+from voice_ref.language.vocabulary import FACE_WORDS
 from voice_ref.rules.bid import Bid
-from voice_ref.voice.asr.base import ListenContext, Utterance
+from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.ports import RefereePort
 
 if TYPE_CHECKING:
     from voice_ref.config import Config
 
-Action = Literal["accept", "confirm", "ignore"]
+# hold: a fragment kept for its continuation; reask: a fragment that got none.
+Action = Literal["accept", "confirm", "ignore", "hold", "reask"]
 CONSEQUENTIAL = (DudoIntent, CalzoIntent, PasoIntent, UndoIntent, NewGameIntent)
 NAME_GAP_S = 1.5  # a call starting this soon after a name alone is that player's
+# A continuation starting this soon after a fragment's end joins it. Real pauses inside
+# a phrase are 0.2-1 s; a new call after a bare number comes later than that.
+FRAGMENT_GAP_S = 1.2
 
 
 class TextParser(Protocol):
@@ -308,22 +322,105 @@ def decide(
 # -- one decider per table: context, carried names ------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """An utterance held for its continuation; `lead` is its text to join."""
+
+    utterance: Utterance
+    lead: str
+
+
+_FACE_WORDS = frozenset(fold(w) for fw in FACE_WORDS for w in (fw.singular, fw.plural))
+
+
+def fragment_lead(utterance: Utterance, parser: TextParser, view: GameView) -> str:
+    """The text to hold when `utterance` is the first part of a cut call: while a bid is
+    expected (and no count), a free transcript that is a bare count ("un", "Cinco.",
+    "Ana, cinco") or a face word alone ("Sextos."). "" when it is no fragment."""
+    if view.kinds is not None and ("bid" not in view.kinds or "number" in view.kinds):
+        return ""
+    text = re.sub(r"[.!?¿¡…]+", " ", utterance.free_text).strip(" ,")
+    if not text:
+        return ""
+    head, _, tail = text.partition(",")
+    body = tail.strip() if tail and _is_name(parser.parse(head).intent) else text  # "Ana, cinco"
+    if isinstance(parser.parse(spelled_out(body)).intent, NumberIntent):
+        return text
+    return text if " ".join(tokenize(body)) in _FACE_WORDS else ""
+
+
+def joined(first: Fragment, second: Utterance, parser: TextParser) -> Utterance:
+    """One utterance from a fragment and its continuation: each reading of `second`
+    prefixed by the fragment where the result still parses ("un" + "Sexto." = "un Sexto."),
+    else as it was (a complete call said again); the free transcripts joined."""
+    hyps = []
+    for h in second.hypotheses:
+        text = f"{first.lead} {h.text}"
+        hyps.append(Hypothesis(text if parser.parse(text).intent is not None else h.text, h.score))
+    fluencies = [f for f in (first.utterance.free_fluency, second.free_fluency) if f is not None]
+    return Utterance(
+        tuple(hyps),
+        first.utterance.start_s,
+        second.end_s,
+        decoded_at_s=second.decoded_at_s,
+        free_text=f"{first.lead} {second.free_text.strip()}".strip(),
+        free_fluency=min(fluencies) if fluencies else None,
+    )
+
+
 class Decider:
     """Decides utterance after utterance at one table: keeps the name said alone just
-    before a call ("Carla… cuatro trenes": one utterance with its player)."""
+    before a call ("Carla… cuatro trenes": one utterance with its player) and joins a
+    call cut in two ("un" | "sexto", module docstring)."""
 
-    def __init__(self, parser: TextParser, limits: Thresholds, name_gap_s: float = NAME_GAP_S):
+    def __init__(
+        self,
+        parser: TextParser,
+        limits: Thresholds,
+        name_gap_s: float = NAME_GAP_S,
+        fragment_gap_s: float = FRAGMENT_GAP_S,
+    ):
         self.parser = parser
         self.limits = limits
         self.name_gap_s = name_gap_s
+        self.fragment_gap_s = fragment_gap_s
         self._name: tuple[str, float] | None = None  # player, end of the utterance
+        self._fragment: Fragment | None = None
 
     def forget(self) -> None:
-        """A new turn or the referee spoke: a pending name no longer applies."""
+        """A new turn or the referee spoke: a pending name or fragment no longer applies."""
         self._name = None
+        self._fragment = None
+
+    def drop_fragment(self) -> bool:
+        """The loop waited long enough: forget the held fragment (True if there was one)."""
+        held, self._fragment = self._fragment, None
+        return held is not None
 
     def __call__(self, utterance: Utterance, view: GameView) -> Decision:
+        held, self._fragment = self._fragment, None
+        if held is None:
+            return self._one(utterance, view)
+        if 0 <= utterance.start_s - held.utterance.end_s <= self.fragment_gap_s:
+            both = joined(held, utterance, self.parser)
+            verdict = decide(both, self.parser, view=view, limits=self.limits)
+            if verdict.action in ("accept", "confirm") and not isinstance(
+                verdict.intent, NameOnlyIntent | None
+            ):
+                return self._with_name(verdict, both)
+        alone = self._one(utterance, view)
+        if alone.action == "ignore":  # the fragment was not understood: say so
+            return replace(alone, action="reask", why=f"fragment {held.lead!r} not understood")
+        return alone
+
+    def _one(self, utterance: Utterance, view: GameView) -> Decision:
         verdict = decide(utterance, self.parser, view=view, limits=self.limits)
+        if verdict.action == "ignore" and (lead := fragment_lead(utterance, self.parser, view)):
+            self._fragment = Fragment(utterance, lead)
+            return replace(verdict, action="hold", heard=lead, why=f"fragment {lead!r}: held")
+        return self._with_name(verdict, utterance)
+
+    def _with_name(self, verdict: Decision, utterance: Utterance) -> Decision:
         pending, self._name = self._name, None
         if verdict.action == "ignore" or verdict.intent is None:
             return verdict
@@ -380,7 +477,7 @@ class Heard:
     text: str  # what was heard (best hypothesis)
     intent: Intent | None = None  # an Intent for accept/confirm
     score: float | None = None
-    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"
+    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"; for reask: "Repitan"
 
 
 DeciderFn = Callable[[Utterance, RefereePort, str], Heard]
@@ -420,29 +517,57 @@ def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
     return tuple(p for p in allowed if view.possible(p.intent))
 
 
-def make_decider(config: Config) -> DeciderFn:
-    """N-best + what the game knows → accept / confirm / ignore, for one table."""
-    from voice_ref.language.parser import Parser
+class TableDecider:
+    """The live loop's decider for one table (N-best + what the game knows → accept /
+    confirm / ignore / hold / reask). One `Decider` per set of players."""
 
-    deciders: dict[tuple[str, ...], Decider] = {}
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._deciders: dict[tuple[str, ...], Decider] = {}
 
-    def decide_heard(utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
+    def _decider(self, referee: RefereePort) -> Decider:
+        from voice_ref.language.parser import Parser
+
         players = tuple(referee.players)
-        decider = deciders.get(players)
+        decider = self._deciders.get(players)
         if decider is None:
-            decider = deciders[players] = Decider(Parser(players), thresholds_from(config))
-        verdict = decider(utterance, game_view(referee, expecting))
+            decider = Decider(Parser(players), thresholds_from(self.config))
+            self._deciders[players] = decider
+        return decider
+
+    def __call__(self, utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
+        verdict = self._decider(referee)(utterance, game_view(referee, expecting))
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         if expecting == Expecting.TURN and verdict.action == "accept" and _is_name(verdict.intent):
             # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
             # usually follows the name; the decider gives the name to that call.
             return Heard("ignore", text, verdict.intent, verdict.score)
-        question = (
-            confirm_question(referee, verdict.intent, text) if verdict.action == "confirm" else ""
-        )
+        question = ""
+        if verdict.action == "confirm":
+            question = confirm_question(referee, verdict.intent, text)
+        elif verdict.action == "reask":
+            question = referee.prompts.say("ask.say_again")
         return Heard(verdict.action, text, verdict.intent, verdict.score, question)
 
-    return decide_heard
+    def drop_fragment(self, referee: RefereePort) -> str:
+        """The wait for a fragment's continuation ran out: forget it and return the
+        question to ask ("" when nothing was held)."""
+        if self._decider(referee).drop_fragment():
+            return referee.prompts.say("ask.say_again")
+        return ""
+
+
+@runtime_checkable
+class HoldsFragments(Protocol):
+    """A decider that may hold a fragment ("hold"); the loop calls `drop_fragment` when
+    no continuation came in time."""
+
+    def drop_fragment(self, referee: RefereePort) -> str: ...
+
+
+def make_decider(config: Config) -> TableDecider:
+    """N-best + what the game knows → accept / confirm / ignore / hold / reask, for one table."""
+    return TableDecider(config)
 
 
 def confirm_question(referee: RefereePort, intent: Intent | None, heard: str) -> str:
