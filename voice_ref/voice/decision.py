@@ -65,6 +65,7 @@ from voice_ref.language.intents import (
     UndoIntent,
 )
 from voice_ref.language.inventory import Phrase
+from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.spoken import spelled_out, syllables
 from voice_ref.language.text import fold, tokenize
 from voice_ref.language.vocabulary import FACE_WORDS
@@ -101,6 +102,9 @@ class Thresholds:
     confirm_margin: float = 0.15
     talk_similarity: float = 0.55  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
     fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
+    # ... and above which it is sure when every word of it is an ordinary Spanish word
+    # (`language.lexicon`): real voices' single words come out at -0.8 to -1.9.
+    fluent_words: float = -0.8
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
@@ -233,13 +237,18 @@ def talk_evidence(
     best: Reading,
     free_intent: Intent | None,
     limits: Thresholds,
+    lexicon: Lexicon | None = None,
 ) -> str:
     """Why the audio is probably not `best` but table talk ("" when nothing says so).
-    A free transcript that itself reads as `best` outweighs any such evidence."""
+    A free transcript that itself reads as `best` outweighs any such evidence; one made
+    of ordinary Spanish words (`lexicon`) needs less fluency to count."""
     if best.from_free:
         return ""
     free = utterance.free_text.strip()
-    sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.fluent
+    gate = limits.fluent
+    if lexicon is not None and limits.fluent_words < gate and lexicon.plain(free):
+        gate = limits.fluent_words
+    sure = utterance.free_fluency is not None and utterance.free_fluency >= gate
     fluent = sure and free_intent is None and re.search(r"\w", free) is not None
     if fluent and similarity(free, best.text) < limits.talk_similarity:
         return f"free transcript {free!r} is no game phrase"
@@ -261,8 +270,10 @@ def decide(
     *,
     view: GameView | None = None,
     limits: Thresholds | None = None,
+    lexicon: Lexicon | None = None,
 ) -> Decision:
-    """The decision for one utterance (module docstring)."""
+    """The decision for one utterance (module docstring). `lexicon`: the Spanish word
+    list for the table-talk evidence (default: the system's, `Lexicon.load`)."""
     limits = limits or Thresholds()
     if accept_score is not None:
         limits = replace(limits, accept=accept_score)
@@ -279,7 +290,9 @@ def decide(
     share = round(best.share, 4)
     if best.intent is None:
         return Decision(None, "ignore", share, alternatives, best.text, "table talk")
-    against = talk_evidence(utterance, best, free_intent, limits)
+    against = talk_evidence(
+        utterance, best, free_intent, limits, Lexicon.load() if lexicon is None else lexicon
+    )
     if isinstance(best.intent, NameOnlyIntent):  # a name alone, unless the audio says otherwise
         if against:
             return Decision(None, "ignore", share, alternatives, best.text, against)
@@ -379,9 +392,11 @@ class Decider:
         limits: Thresholds,
         name_gap_s: float = NAME_GAP_S,
         fragment_gap_s: float = FRAGMENT_GAP_S,
+        lexicon: Lexicon | None = None,
     ):
         self.parser = parser
         self.limits = limits
+        self.lexicon = Lexicon.load() if lexicon is None else lexicon
         self.name_gap_s = name_gap_s
         self.fragment_gap_s = fragment_gap_s
         self._name: tuple[str, float] | None = None  # player, end of the utterance
@@ -403,7 +418,7 @@ class Decider:
             return self._one(utterance, view)
         if 0 <= utterance.start_s - held.utterance.end_s <= self.fragment_gap_s:
             both = joined(held, utterance, self.parser)
-            verdict = decide(both, self.parser, view=view, limits=self.limits)
+            verdict = self._decide(both, view)
             if verdict.action in ("accept", "confirm") and not isinstance(
                 verdict.intent, NameOnlyIntent | None
             ):
@@ -413,8 +428,11 @@ class Decider:
             return replace(alone, action="reask", why=f"fragment {held.lead!r} not understood")
         return alone
 
+    def _decide(self, utterance: Utterance, view: GameView) -> Decision:
+        return decide(utterance, self.parser, view=view, limits=self.limits, lexicon=self.lexicon)
+
     def _one(self, utterance: Utterance, view: GameView) -> Decision:
-        verdict = decide(utterance, self.parser, view=view, limits=self.limits)
+        verdict = self._decide(utterance, view)
         if verdict.action == "ignore" and (lead := fragment_lead(utterance, self.parser, view)):
             self._fragment = Fragment(utterance, lead)
             return replace(verdict, action="hold", heard=lead, why=f"fragment {lead!r}: held")
