@@ -29,6 +29,7 @@ LIMITS = Thresholds(
     talk_similarity=0.5,
     fluent=-0.8,
     fluent_words=-0.8,  # no word-list evidence unless a test asks for it
+    fluent_consequential=-0.8,
     duration_logp=-6.0,
     raise_prior=1.0,
     free_agree=2.0,
@@ -303,3 +304,24 @@ def test_plain_words_need_less_fluency_to_count_as_talk(free: str, fluency: floa
     limits = replace(LIMITS, fluent=-0.8, fluent_words=-2.0, accept_consequential=0.6)
     heard = utt(("dudo", 0.9), (free, 0.1), free=free, fluency=fluency)
     assert decide(heard, PARSER, limits=limits, lexicon=WORDS).action == action
+
+
+@pytest.mark.parametrize(
+    ("hyps", "free", "fluency", "action"),
+    [
+        # a consequential action needs a free transcript like it, however unsure Whisper is
+        ([("dudo", 0.95)], "Dímebo", -1.6, "confirm"),
+        ([("dudo", 0.95)], "Dudo.", -1.6, "accept"),  # it spells the call
+        ([("dudo", 0.95)], "Duro", -1.6, "accept"),  # close to the call
+        ([("dudo", 0.95)], "Dímebo", -3.5, "accept"),  # below even that gate
+        # a bid keeps the strict gate
+        ([("cinco quinas", 0.95)], "Dímebo", -1.6, "accept"),
+        # asked for a count, a transcript in digits is an answer, not talk
+        ([("treinta y nueve", 0.95)], "30, 5, 9...", -0.5, "accept"),
+    ],
+)
+def test_consequential_gate_and_counts_in_digits(hyps, free, fluency, action) -> None:  # noqa: ANN001
+    limits = replace(LIMITS, fluent=-0.8, fluent_consequential=-3.0, accept_consequential=0.6)
+    heard = utt(*hyps, (free, 0.05), free=free, fluency=fluency)
+    view = GameView(kinds=frozenset({"number"})) if "treinta" in hyps[0][0] else None
+    assert decide(heard, PARSER, view=view, limits=limits, lexicon=WORDS).action == action

@@ -105,6 +105,9 @@ class Thresholds:
     # ... and above which it is sure when every word of it is an ordinary Spanish word
     # (`language.lexicon`): real voices' single words come out at -0.8 to -1.9.
     fluent_words: float = -0.8
+    # ... and above which it counts against a consequential action (dudo, calzo, paso,
+    # undo, new game: they end or rewrite a round), whatever its words.
+    fluent_consequential: float = -0.8
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
@@ -241,12 +244,18 @@ def talk_evidence(
 ) -> str:
     """Why the audio is probably not `best` but table talk ("" when nothing says so).
     A free transcript that itself reads as `best` outweighs any such evidence; one made
-    of ordinary Spanish words (`lexicon`) needs less fluency to count."""
+    of ordinary Spanish words (`lexicon`), or one against a consequential action, needs
+    less fluency to count."""
     if best.from_free:
         return ""
     free = utterance.free_text.strip()
+    count = isinstance(best.intent, NumberIntent)  # asked "¿cuántas hay?": mostly answers
+    if count and re.search(r"\d", free):
+        return ""  # Whisper writes counts in digits ("30, 5, 9" for "treinta y nueve")
     gate = limits.fluent
-    if lexicon is not None and limits.fluent_words < gate and lexicon.plain(free):
+    if isinstance(best.intent, CONSEQUENTIAL):
+        gate = min(gate, limits.fluent_consequential)
+    if not count and lexicon is not None and limits.fluent_words < gate and lexicon.plain(free):
         gate = limits.fluent_words
     sure = utterance.free_fluency is not None and utterance.free_fluency >= gate
     fluent = sure and free_intent is None and re.search(r"\w", free) is not None
