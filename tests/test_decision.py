@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -30,6 +31,7 @@ LIMITS = Thresholds(
     fluent=-0.8,
     fluent_words=-0.8,  # no word-list evidence unless a test asks for it
     fluent_consequential=-0.8,
+    sure_talk=math.inf,  # evidence leads to a question unless a test asks otherwise
     duration_logp=-6.0,
     raise_prior=1.0,
     free_agree=2.0,
@@ -325,3 +327,12 @@ def test_consequential_gate_and_counts_in_digits(hyps, free, fluency, action) ->
     heard = utt(*hyps, (free, 0.05), free=free, fluency=fluency)
     view = GameView(kinds=frozenset({"number"})) if "treinta" in hyps[0][0] else None
     assert decide(heard, PARSER, view=view, limits=limits, lexicon=WORDS).action == action
+
+
+@pytest.mark.parametrize(("fluency", "action"), [(-0.3, "ignore"), (-0.8, "ignore"),
+                                                 (-1.5, "confirm")])  # fmt: skip
+def test_sure_table_talk_is_ignored_not_asked_about(fluency: float, action: str) -> None:
+    limits = replace(LIMITS, fluent=-0.8, fluent_words=-2.5, sure_talk=-0.8)
+    heard = utt(("dos donas", 0.9), ("Último", 0.1), free="Último", fluency=fluency)
+    d = decide(heard, PARSER, limits=limits, lexicon=WORDS)
+    assert d.action == action and not d.is_game_action

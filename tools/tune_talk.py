@@ -50,6 +50,7 @@ def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
         "acc": s["accuracy"],
         "talk->action": s["false_action_rate"],
         "talk->question": s["confirmed_on_none"],
+        "right_after_q": s["confirmed_right"],
         "none": sum(r["expected"]["type"] == "none" for r in out),
         "number": by_type.get("number"),
         "wrong": [(r["file"], r["text"], r["got"]) for r in out if not r["correct"]],

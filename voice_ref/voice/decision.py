@@ -93,8 +93,8 @@ class TextParser(Protocol):
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """Every number the decision uses; the defaults were chosen on the DEV tuning voices
-    (BENCHMARKS.md, "Decision thresholds"). `accept` and `confirm_margin` come from the
-    config (`asr.accept_score`, `asr.confirm_margin`)."""
+    and tuning-real (BENCHMARKS.md, "Decision thresholds"). `accept` and `confirm_margin`
+    come from the config (`asr.accept_score`, `asr.confirm_margin`)."""
 
     accept: float = 0.5
     accept_consequential: float = 0.6
@@ -104,10 +104,13 @@ class Thresholds:
     fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
     # ... and above which it is sure when every word of it is an ordinary Spanish word
     # (`language.lexicon`): real voices' single words come out at -0.8 to -1.9.
-    fluent_words: float = -0.8
+    fluent_words: float = -2.5
     # ... and above which it counts against a consequential action (dudo, calzo, paso,
     # undo, new game: they end or rewrite a round), whatever its words.
-    fluent_consequential: float = -0.8
+    fluent_consequential: float = -2.0
+    # With evidence against it, a legal reading is confirmed; ignored when the free
+    # transcript is at least this fluent (no question for what was surely table talk).
+    sure_talk: float = -0.8
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
@@ -317,6 +320,9 @@ def decide(
     if view.is_legal(best.intent):
         if best.share >= need and not against:
             return Decision(best.intent, "accept", share, alternatives, best.text)
+        sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
+        if against and sure:  # the backend is sure it heard something else: no question
+            return Decision(None, "ignore", share, alternatives, best.text, against)
         why = against or f"share {share} below {need}"
         return Decision(best.intent, "confirm", share, alternatives, best.text, why)
     if against:
