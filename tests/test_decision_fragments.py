@@ -48,6 +48,9 @@ def utt(free: str, *hyps: tuple[str, float], start: float, end: float,
         ("qué calor", TURN, ""),
         ("cinco quinas", TURN, ""),  # a whole bid: parses as a bid, not a bare count
         ("", TURN, ""),
+        ("40 y", COUNT, "40 y"),  # cut after its "y": in any context
+        ("Cuarenta y...", COUNT, "Cuarenta y"),
+        ("papas y", COUNT, ""),
     ],
 )
 def test_what_is_a_fragment(free: str, view: GameView, lead: str) -> None:
@@ -122,3 +125,11 @@ def test_no_fragment_is_held_where_a_count_answers() -> None:
     decider = Decider(PARSER, LIMITS)
     d = decider(utt("Cinco.", ("cinco", 0.7), start=0.0, end=0.4), COUNT)
     assert d.action == "accept" and d.intent.to_json() == {"type": "number", "value": 5}
+
+
+def test_a_count_cut_after_its_y_is_joined_where_a_count_answers() -> None:
+    decider = Decider(PARSER, LIMITS)
+    first = decider(utt("40 y", ("40", 0.6), start=0.0, end=0.8, fluency=-0.7), COUNT)
+    second = decider(utt("Siete.", ("siete", 0.9), start=1.1, end=1.5, fluency=-0.3), COUNT)
+    assert first.action == "hold" and not first.is_game_action
+    assert second.action == "accept" and second.intent.to_json() == {"type": "number", "value": 47}

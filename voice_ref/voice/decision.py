@@ -34,7 +34,8 @@ who is speaking but is no game action, and a call that follows it within
 **Fragments** (`Decider`): real speakers pause inside a phrase for longer than the
 VAD's end-of-speech silence, so "un sexto" can arrive as "un" | "sexto". An utterance
 that cannot answer now and whose free transcript is a bare count or a face word alone
-(while a bid is expected) is *held* (action "hold"); the next utterance, if it starts
+(while a bid is expected), or a number cut after its "y" ("cuarenta y" | "siete", in any
+context), is *held* (action "hold"); the next utterance, if it starts
 within `FRAGMENT_GAP_S`, is decided joined with it (each of its readings prefixed by the
 fragment where that still parses; the free transcripts joined). A fragment that gets no
 continuation is not dropped silently: the decision is "reask" (the loop asks the table
@@ -361,17 +362,27 @@ class Fragment:
 _FACE_WORDS = frozenset(fold(w) for fw in FACE_WORDS for w in (fw.singular, fw.plural))
 
 
+def unfinished(lead: str) -> bool:
+    """A count or bid cut after its "y" ("cuarenta y" | "siete"): never complete."""
+    tokens = tokenize(lead)
+    return len(tokens) >= 2 and tokens[-1] == "y"
+
+
 def fragment_lead(utterance: Utterance, parser: TextParser, view: GameView) -> str:
-    """The text to hold when `utterance` is the first part of a cut call: while a bid is
-    expected (and no count), a free transcript that is a bare count ("un", "Cinco.",
-    "Ana, cinco") or a face word alone ("Sextos."). "" when it is no fragment."""
-    if view.kinds is not None and ("bid" not in view.kinds or "number" in view.kinds):
-        return ""
+    """The text to hold when `utterance` is the first part of a cut call: in any context,
+    a number ending in "y" ("40 y"); while a bid is expected (and no count), a free
+    transcript that is a bare count ("un", "Cinco.", "Ana, cinco") or a face word alone
+    ("Sextos."). "" when it is no fragment."""
     text = re.sub(r"[.!?¿¡…]+", " ", utterance.free_text).strip(" ,")
     if not text:
         return ""
     head, _, tail = text.partition(",")
     body = tail.strip() if tail and _is_name(parser.parse(head).intent) else text  # "Ana, cinco"
+    if unfinished(body):
+        before = spelled_out(re.sub(r"\s*\by\s*$", "", body))
+        return text if isinstance(parser.parse(before).intent, NumberIntent) else ""
+    if view.kinds is not None and ("bid" not in view.kinds or "number" in view.kinds):
+        return ""
     if isinstance(parser.parse(spelled_out(body)).intent, NumberIntent):
         return text
     return text if " ".join(tokenize(body)) in _FACE_WORDS else ""
@@ -383,7 +394,7 @@ def joined(first: Fragment, second: Utterance, parser: TextParser) -> Utterance:
     else as it was (a complete call said again); the free transcripts joined."""
     hyps = []
     for h in second.hypotheses:
-        text = f"{first.lead} {h.text}"
+        text = spelled_out(f"{first.lead} {h.text}")  # "40 y" + "7": "cuarenta y siete"
         hyps.append(Hypothesis(text if parser.parse(text).intent is not None else h.text, h.score))
     fluencies = [f for f in (first.utterance.free_fluency, second.free_fluency) if f is not None]
     return Utterance(
@@ -448,7 +459,8 @@ class Decider:
 
     def _one(self, utterance: Utterance, view: GameView) -> Decision:
         verdict = self._decide(utterance, view)
-        if verdict.action == "ignore" and (lead := fragment_lead(utterance, self.parser, view)):
+        lead = fragment_lead(utterance, self.parser, view)
+        if lead and (verdict.action == "ignore" or unfinished(lead)):
             self._fragment = Fragment(utterance, lead)
             return replace(verdict, action="hold", heard=lead, why=f"fragment {lead!r}: held")
         return self._with_name(verdict, utterance)
