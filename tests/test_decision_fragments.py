@@ -51,6 +51,7 @@ def utt(free: str, *hyps: tuple[str, float], start: float, end: float,
         ("40 y", COUNT, "40 y"),  # cut after its "y": in any context
         ("Cuarenta y...", COUNT, "Cuarenta y"),
         ("papas y", COUNT, ""),
+        ("40 y", GameView(kinds=frozenset({"yes", "no", "undo"})), ""),  # a sí / no question
     ],
 )
 def test_what_is_a_fragment(free: str, view: GameView, lead: str) -> None:

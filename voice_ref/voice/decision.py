@@ -369,16 +369,18 @@ def unfinished(lead: str) -> bool:
 
 
 def fragment_lead(utterance: Utterance, parser: TextParser, view: GameView) -> str:
-    """The text to hold when `utterance` is the first part of a cut call: in any context,
-    a number ending in "y" ("40 y"); while a bid is expected (and no count), a free
-    transcript that is a bare count ("un", "Cinco.", "Ana, cinco") or a face word alone
-    ("Sextos."). "" when it is no fragment."""
+    """The text to hold when `utterance` is the first part of a cut call: where a count or
+    a bid can answer, a number ending in "y" ("40 y"); while a bid is expected (and no
+    count), a free transcript that is a bare count ("un", "Cinco.", "Ana, cinco") or a
+    face word alone ("Sextos."). "" when it is no fragment."""
     text = re.sub(r"[.!?¿¡…]+", " ", utterance.free_text).strip(" ,")
     if not text:
         return ""
     head, _, tail = text.partition(",")
     body = tail.strip() if tail and _is_name(parser.parse(head).intent) else text  # "Ana, cinco"
-    if unfinished(body):
+    if unfinished(body):  # where a count or a bid can answer
+        if view.kinds is not None and not view.kinds & {"number", "bid"}:
+            return ""
         before = spelled_out(re.sub(r"\s*\by\s*$", "", body))
         return text if isinstance(parser.parse(before).intent, NumberIntent) else ""
     if view.kinds is not None and ("bid" not in view.kinds or "number" in view.kinds):
