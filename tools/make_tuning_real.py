@@ -239,6 +239,8 @@ def build(out: Path, dev: Path, model_dir: Path, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     out.mkdir(parents=True, exist_ok=True)
     (out / "wav").mkdir(exist_ok=True)
+    for old in (out / "wav").glob("tr*.wav"):  # a rebuild leaves no clip of an older one
+        old.unlink()
     words = game_words()
     parser = Parser([])
     others = sorted(
