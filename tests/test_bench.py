@@ -104,6 +104,14 @@ def test_voice_split_is_fixed_four_and_four() -> None:
     assert split_of({"file": "wav/d0003.wav", "voice": None}) == "heldout"
 
 
+def test_a_label_may_say_its_split() -> None:
+    """tuning-real (tools/make_tuning_real.py) is a real voice built for tuning."""
+    real = {"file": "wav/tr0001.wav", "voice": "asterisk-es-co", "source": "real"}
+    assert split_of(real) == "heldout"
+    assert split_of({**real, "split": "tuning"}) == "tuning"
+    assert split_of({**real, "voice": "es+m3", "split": "heldout"}) == "heldout"
+
+
 def test_select_keeps_a_split_and_every_nth_clip_per_category() -> None:
     labels = [{"file": f"wav/d{i:04d}.wav", "voice": v, "category": c}
               for i, (v, c) in enumerate(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
 
 from voice_ref.language.intents import BidIntent, DudoIntent, Intent, NameOnlyIntent
+from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision import (
@@ -27,6 +29,9 @@ LIMITS = Thresholds(
     confirm_margin=0.15,
     talk_similarity=0.5,
     fluent=-0.8,
+    fluent_words=-0.8,  # no word-list evidence unless a test asks for it
+    fluent_consequential=-0.8,
+    sure_talk=math.inf,  # evidence leads to a question unless a test asks otherwise
     duration_logp=-6.0,
     raise_prior=1.0,
     free_agree=2.0,
@@ -280,3 +285,54 @@ def test_a_call_with_its_own_name_keeps_it_and_table_talk_clears_the_name() -> N
     decider(utt(("qué calor", 0.9), ("dudo", 0.1), start=2.6, end=3.0), view)
     after_talk = decider(utt(("dos tontos", 0.9), ("x", 0.1), start=3.2, end=4.0), view)
     assert after_talk.intent.player is None
+
+
+# -- ordinary words count as evidence at a lower fluency -------------------------------------
+
+WORDS = Lexicon.of(["último", "pausa", "noviembre"])
+
+
+@pytest.mark.parametrize(
+    ("free", "fluency", "action"),
+    [
+        ("Último", -1.5, "confirm"),  # plain Spanish, unsure but above fluent_words: evidence
+        ("Último", -2.5, "accept"),  # below even fluent_words: no evidence
+        ("Ultumpo", -1.5, "accept"),  # a pseudo-word needs the strict `fluent` gate
+        ("Ultumpo", -0.5, "confirm"),
+    ],
+)
+def test_plain_words_need_less_fluency_to_count_as_talk(free: str, fluency: float,
+                                                         action: str) -> None:
+    limits = replace(LIMITS, fluent=-0.8, fluent_words=-2.0, accept_consequential=0.6)
+    heard = utt(("dudo", 0.9), (free, 0.1), free=free, fluency=fluency)
+    assert decide(heard, PARSER, limits=limits, lexicon=WORDS).action == action
+
+
+@pytest.mark.parametrize(
+    ("hyps", "free", "fluency", "action"),
+    [
+        # a consequential action needs a free transcript like it, however unsure Whisper is
+        ([("dudo", 0.95)], "Dímebo", -1.6, "confirm"),
+        ([("dudo", 0.95)], "Dudo.", -1.6, "accept"),  # it spells the call
+        ([("dudo", 0.95)], "Duro", -1.6, "accept"),  # close to the call
+        ([("dudo", 0.95)], "Dímebo", -3.5, "accept"),  # below even that gate
+        # a bid keeps the strict gate
+        ([("cinco quinas", 0.95)], "Dímebo", -1.6, "accept"),
+        # asked for a count, a transcript in digits is an answer, not talk
+        ([("treinta y nueve", 0.95)], "30, 5, 9...", -0.5, "accept"),
+    ],
+)
+def test_consequential_gate_and_counts_in_digits(hyps, free, fluency, action) -> None:  # noqa: ANN001
+    limits = replace(LIMITS, fluent=-0.8, fluent_consequential=-3.0, accept_consequential=0.6)
+    heard = utt(*hyps, (free, 0.05), free=free, fluency=fluency)
+    view = GameView(kinds=frozenset({"number"})) if "treinta" in hyps[0][0] else None
+    assert decide(heard, PARSER, view=view, limits=limits, lexicon=WORDS).action == action
+
+
+@pytest.mark.parametrize(("fluency", "action"), [(-0.3, "ignore"), (-0.8, "ignore"),
+                                                 (-1.5, "confirm")])  # fmt: skip
+def test_sure_table_talk_is_ignored_not_asked_about(fluency: float, action: str) -> None:
+    limits = replace(LIMITS, fluent=-0.8, fluent_words=-2.5, sure_talk=-0.8)
+    heard = utt(("dos donas", 0.9), ("Último", 0.1), free="Último", fluency=fluency)
+    d = decide(heard, PARSER, limits=limits, lexicon=WORDS)
+    assert d.action == action and not d.is_game_action

@@ -484,3 +484,45 @@ def test_sigterm_ends_the_game_like_ctrl_c():
     finally:
         signal.signal(signal.SIGTERM, previous)
     assert signal.getsignal(signal.SIGTERM) == previous
+
+
+class FreeTextRecognizer(CodebookRecognizer):
+    """Like Whisper: the sentence is also the free transcript, which the backend is sure of."""
+
+    def _utterance(self) -> Utterance:
+        utt = super()._utterance()
+        return Utterance(utt.hypotheses, utt.start_s, utt.end_s, utt.decoded_at_s,
+                         free_text=utt.hypotheses[0].text, free_fluency=-0.3)
+
+
+def fragment_session(tmp: Path, wav: ScriptedWav):
+    from voice_ref.voice.decision import make_decider
+
+    referee, opening = make_referee(tmp)
+    printed: list[str] = []
+    announcer = Announcer(VoiceSettings(), PrintOutput(printed.append))
+    out = io.StringIO()
+    session = VoiceSession(referee, FreeTextRecognizer(wav.codebook), announcer,
+                           make_decider(load_config()), json_out=out, gate_self_hearing=False,
+                           reask_after_s=60, fragment_wait_s=3.0)
+    session.start(opening)
+    session.run(wav.blocks())
+    announcer.wait_idle(5)
+    announcer.close()
+    return printed, [json.loads(x) for x in out.getvalue().splitlines()]
+
+
+def test_a_call_cut_in_two_by_a_pause_is_one_bid(tmp_path):
+    wav = ScriptedWav([(None, 0.5), ("cinco", 0.4), (None, 0.6), ("quinas", 0.5), (None, 5.0)])
+    printed, objects = fragment_session(tmp_path, wav)
+    assert len(objects) == 2
+    assert objects[1]["intent"] == {"type": "bid", "quantity": 5, "face": 5, "clean": False}
+    assert "No se entendió. Repitan, por favor." not in printed
+
+
+@pytest.mark.parametrize("tail_s", [5.0, 0.5], ids=["wait-runs-out", "stream-ends"])
+def test_a_fragment_without_its_rest_is_asked_again(tmp_path, tail_s):
+    wav = ScriptedWav([(None, 0.5), ("cinco", 0.4), (None, tail_s)])
+    printed, objects = fragment_session(tmp_path, wav)
+    assert len(objects) == 1  # nothing happened in the game
+    assert printed.count("No se entendió. Repitan, por favor.") == 1

@@ -49,7 +49,10 @@ SPLITS = ("tuning", "heldout", "all")
 def split_of(label: dict[str, Any]) -> str:
     """ "tuning" or "heldout". Only the DEV voices listed in `TUNING_VOICES` tune; a clip
     without a voice (noise only) goes by the parity of its file number; any other voice
-    (dev-real, unseen sets) is held out."""
+    (dev-real, unseen sets) is held out, unless its label says `"split": "tuning"`
+    (tuning-real: real voices built for tuning, `tools/make_tuning_real.py`)."""
+    if label.get("split") in ("tuning", "heldout"):
+        return str(label["split"])
     voice = label.get("voice")
     if voice is None and label.get("source") != "real":
         digits = "".join(ch for ch in Path(label["file"]).stem if ch.isdigit())

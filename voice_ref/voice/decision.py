@@ -30,6 +30,16 @@ A name said alone is accepted as `{"type": "none", "player": ...}`: it tells the
 who is speaking but is no game action, and a call that follows it within
 `NAME_GAP_S` ("Carla… cuatro trenes", cut in two by the VAD) carries that player
 (`Decider`).
+
+**Fragments** (`Decider`): real speakers pause inside a phrase for longer than the
+VAD's end-of-speech silence, so "un sexto" can arrive as "un" | "sexto". An utterance
+that cannot answer now and whose free transcript is a bare count or a face word alone
+(while a bid is expected), or a number cut after its "y" ("cuarenta y" | "siete", in any
+context), is *held* (action "hold"); the next utterance, if it starts
+within `FRAGMENT_GAP_S`, is decided joined with it (each of its readings prefixed by the
+fragment where that still parses; the free transcripts joined). A fragment that gets no
+continuation is not dropped silently: the decision is "reask" (the loop asks the table
+to repeat), on the next utterance or when the loop's wait for one runs out.
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from rapidfuzz import fuzz
 
@@ -56,19 +66,25 @@ from voice_ref.language.intents import (
     UndoIntent,
 )
 from voice_ref.language.inventory import Phrase
+from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.spoken import spelled_out, syllables
-from voice_ref.language.text import fold
+from voice_ref.language.text import fold, tokenize
+from voice_ref.language.vocabulary import FACE_WORDS
 from voice_ref.rules.bid import Bid
-from voice_ref.voice.asr.base import ListenContext, Utterance
+from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.ports import RefereePort
 
 if TYPE_CHECKING:
     from voice_ref.config import Config
 
-Action = Literal["accept", "confirm", "ignore"]
+# hold: a fragment kept for its continuation; reask: a fragment that got none.
+Action = Literal["accept", "confirm", "ignore", "hold", "reask"]
 CONSEQUENTIAL = (DudoIntent, CalzoIntent, PasoIntent, UndoIntent, NewGameIntent)
 NAME_GAP_S = 1.5  # a call starting this soon after a name alone is that player's
+# A continuation starting this soon after a fragment's end joins it. Real pauses inside
+# a phrase are 0.2-1 s; a new call after a bare number comes later than that.
+FRAGMENT_GAP_S = 1.2
 
 
 class TextParser(Protocol):
@@ -78,8 +94,8 @@ class TextParser(Protocol):
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """Every number the decision uses; the defaults were chosen on the DEV tuning voices
-    (BENCHMARKS.md, "Decision thresholds"). `accept` and `confirm_margin` come from the
-    config (`asr.accept_score`, `asr.confirm_margin`)."""
+    and tuning-real (BENCHMARKS.md, "Decision thresholds"). `accept` and `confirm_margin`
+    come from the config (`asr.accept_score`, `asr.confirm_margin`)."""
 
     accept: float = 0.5
     accept_consequential: float = 0.6
@@ -87,6 +103,15 @@ class Thresholds:
     confirm_margin: float = 0.15
     talk_similarity: float = 0.55  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
     fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
+    # ... and above which it is sure when every word of it is an ordinary Spanish word
+    # (`language.lexicon`): real voices' single words come out at -0.8 to -1.9.
+    fluent_words: float = -2.5
+    # ... and above which it counts against a consequential action (dudo, calzo, paso,
+    # undo, new game: they end or rewrite a round), whatever its words.
+    fluent_consequential: float = -2.0
+    # With evidence against it, a legal reading is confirmed; ignored when the free
+    # transcript is at least this fluent (no question for what was surely table talk).
+    sure_talk: float = -0.8
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
@@ -219,13 +244,24 @@ def talk_evidence(
     best: Reading,
     free_intent: Intent | None,
     limits: Thresholds,
+    lexicon: Lexicon | None = None,
 ) -> str:
     """Why the audio is probably not `best` but table talk ("" when nothing says so).
-    A free transcript that itself reads as `best` outweighs any such evidence."""
+    A free transcript that itself reads as `best` outweighs any such evidence; one made
+    of ordinary Spanish words (`lexicon`), or one against a consequential action, needs
+    less fluency to count."""
     if best.from_free:
         return ""
     free = utterance.free_text.strip()
-    sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.fluent
+    count = isinstance(best.intent, NumberIntent)  # asked "¿cuántas hay?": mostly answers
+    if count and re.search(r"\d", free):
+        return ""  # Whisper writes counts in digits ("30, 5, 9" for "treinta y nueve")
+    gate = limits.fluent
+    if isinstance(best.intent, CONSEQUENTIAL):
+        gate = min(gate, limits.fluent_consequential)
+    if not count and lexicon is not None and limits.fluent_words < gate and lexicon.plain(free):
+        gate = limits.fluent_words
+    sure = utterance.free_fluency is not None and utterance.free_fluency >= gate
     fluent = sure and free_intent is None and re.search(r"\w", free) is not None
     if fluent and similarity(free, best.text) < limits.talk_similarity:
         return f"free transcript {free!r} is no game phrase"
@@ -247,8 +283,10 @@ def decide(
     *,
     view: GameView | None = None,
     limits: Thresholds | None = None,
+    lexicon: Lexicon | None = None,
 ) -> Decision:
-    """The decision for one utterance (module docstring)."""
+    """The decision for one utterance (module docstring). `lexicon`: the Spanish word
+    list for the table-talk evidence (default: the system's, `Lexicon.load`)."""
     limits = limits or Thresholds()
     if accept_score is not None:
         limits = replace(limits, accept=accept_score)
@@ -265,7 +303,9 @@ def decide(
     share = round(best.share, 4)
     if best.intent is None:
         return Decision(None, "ignore", share, alternatives, best.text, "table talk")
-    against = talk_evidence(utterance, best, free_intent, limits)
+    against = talk_evidence(
+        utterance, best, free_intent, limits, Lexicon.load() if lexicon is None else lexicon
+    )
     if isinstance(best.intent, NameOnlyIntent):  # a name alone, unless the audio says otherwise
         if against:
             return Decision(None, "ignore", share, alternatives, best.text, against)
@@ -281,6 +321,9 @@ def decide(
     if view.is_legal(best.intent):
         if best.share >= need and not against:
             return Decision(best.intent, "accept", share, alternatives, best.text)
+        sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
+        if against and sure:  # the backend is sure it heard something else: no question
+            return Decision(None, "ignore", share, alternatives, best.text, against)
         why = against or f"share {share} below {need}"
         return Decision(best.intent, "confirm", share, alternatives, best.text, why)
     if against:
@@ -308,22 +351,123 @@ def decide(
 # -- one decider per table: context, carried names ------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """An utterance held for its continuation; `lead` is its text to join."""
+
+    utterance: Utterance
+    lead: str
+
+
+_FACE_WORDS = frozenset(fold(w) for fw in FACE_WORDS for w in (fw.singular, fw.plural))
+
+
+def unfinished(lead: str) -> bool:
+    """A count or bid cut after its "y" ("cuarenta y" | "siete"): never complete."""
+    tokens = tokenize(lead)
+    return len(tokens) >= 2 and tokens[-1] == "y"
+
+
+def fragment_lead(utterance: Utterance, parser: TextParser, view: GameView) -> str:
+    """The text to hold when `utterance` is the first part of a cut call: where a count or
+    a bid can answer, a number ending in "y" ("40 y"); while a bid is expected (and no
+    count), a free transcript that is a bare count ("un", "Cinco.", "Ana, cinco") or a
+    face word alone ("Sextos."). "" when it is no fragment."""
+    text = re.sub(r"[.!?¿¡…]+", " ", utterance.free_text).strip(" ,")
+    if not text:
+        return ""
+    head, _, tail = text.partition(",")
+    body = tail.strip() if tail and _is_name(parser.parse(head).intent) else text  # "Ana, cinco"
+    if unfinished(body):  # where a count or a bid can answer
+        if view.kinds is not None and not view.kinds & {"number", "bid"}:
+            return ""
+        before = spelled_out(re.sub(r"\s*\by\s*$", "", body))
+        return text if isinstance(parser.parse(before).intent, NumberIntent) else ""
+    if view.kinds is not None and ("bid" not in view.kinds or "number" in view.kinds):
+        return ""
+    if isinstance(parser.parse(spelled_out(body)).intent, NumberIntent):
+        return text
+    return text if " ".join(tokenize(body)) in _FACE_WORDS else ""
+
+
+def joined(first: Fragment, second: Utterance, parser: TextParser) -> Utterance:
+    """One utterance from a fragment and its continuation: each reading of `second`
+    prefixed by the fragment where the result still parses ("un" + "Sexto." = "un Sexto."),
+    else as it was (a complete call said again); the free transcripts joined."""
+    hyps = []
+    for h in second.hypotheses:
+        text = spelled_out(f"{first.lead} {h.text}")  # "40 y" + "7": "cuarenta y siete"
+        hyps.append(Hypothesis(text if parser.parse(text).intent is not None else h.text, h.score))
+    fluencies = [f for f in (first.utterance.free_fluency, second.free_fluency) if f is not None]
+    return Utterance(
+        tuple(hyps),
+        first.utterance.start_s,
+        second.end_s,
+        decoded_at_s=second.decoded_at_s,
+        free_text=f"{first.lead} {second.free_text.strip()}".strip(),
+        free_fluency=min(fluencies) if fluencies else None,
+    )
+
+
 class Decider:
     """Decides utterance after utterance at one table: keeps the name said alone just
-    before a call ("Carla… cuatro trenes": one utterance with its player)."""
+    before a call ("Carla… cuatro trenes": one utterance with its player) and joins a
+    call cut in two ("un" | "sexto", module docstring)."""
 
-    def __init__(self, parser: TextParser, limits: Thresholds, name_gap_s: float = NAME_GAP_S):
+    def __init__(
+        self,
+        parser: TextParser,
+        limits: Thresholds,
+        name_gap_s: float = NAME_GAP_S,
+        fragment_gap_s: float = FRAGMENT_GAP_S,
+        lexicon: Lexicon | None = None,
+    ):
         self.parser = parser
         self.limits = limits
+        self.lexicon = Lexicon.load() if lexicon is None else lexicon
         self.name_gap_s = name_gap_s
+        self.fragment_gap_s = fragment_gap_s
         self._name: tuple[str, float] | None = None  # player, end of the utterance
+        self._fragment: Fragment | None = None
 
     def forget(self) -> None:
-        """A new turn or the referee spoke: a pending name no longer applies."""
+        """A new turn or the referee spoke: a pending name or fragment no longer applies."""
         self._name = None
+        self._fragment = None
+
+    def drop_fragment(self) -> bool:
+        """The loop waited long enough: forget the held fragment (True if there was one)."""
+        held, self._fragment = self._fragment, None
+        return held is not None
 
     def __call__(self, utterance: Utterance, view: GameView) -> Decision:
-        verdict = decide(utterance, self.parser, view=view, limits=self.limits)
+        held, self._fragment = self._fragment, None
+        if held is None:
+            return self._one(utterance, view)
+        if 0 <= utterance.start_s - held.utterance.end_s <= self.fragment_gap_s:
+            both = joined(held, utterance, self.parser)
+            verdict = self._decide(both, view)
+            if verdict.action in ("accept", "confirm") and not isinstance(
+                verdict.intent, NameOnlyIntent | None
+            ):
+                return self._with_name(verdict, both)
+        alone = self._one(utterance, view)
+        if alone.action == "ignore":  # the fragment was not understood: say so
+            return replace(alone, action="reask", why=f"fragment {held.lead!r} not understood")
+        return alone
+
+    def _decide(self, utterance: Utterance, view: GameView) -> Decision:
+        return decide(utterance, self.parser, view=view, limits=self.limits, lexicon=self.lexicon)
+
+    def _one(self, utterance: Utterance, view: GameView) -> Decision:
+        verdict = self._decide(utterance, view)
+        lead = fragment_lead(utterance, self.parser, view)
+        if lead and (verdict.action == "ignore" or unfinished(lead)):
+            self._fragment = Fragment(utterance, lead)
+            return replace(verdict, action="hold", heard=lead, why=f"fragment {lead!r}: held")
+        return self._with_name(verdict, utterance)
+
+    def _with_name(self, verdict: Decision, utterance: Utterance) -> Decision:
         pending, self._name = self._name, None
         if verdict.action == "ignore" or verdict.intent is None:
             return verdict
@@ -380,7 +524,7 @@ class Heard:
     text: str  # what was heard (best hypothesis)
     intent: Intent | None = None  # an Intent for accept/confirm
     score: float | None = None
-    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"
+    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"; for reask: "Repitan"
 
 
 DeciderFn = Callable[[Utterance, RefereePort, str], Heard]
@@ -420,29 +564,57 @@ def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
     return tuple(p for p in allowed if view.possible(p.intent))
 
 
-def make_decider(config: Config) -> DeciderFn:
-    """N-best + what the game knows → accept / confirm / ignore, for one table."""
-    from voice_ref.language.parser import Parser
+class TableDecider:
+    """The live loop's decider for one table (N-best + what the game knows → accept /
+    confirm / ignore / hold / reask). One `Decider` per set of players."""
 
-    deciders: dict[tuple[str, ...], Decider] = {}
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._deciders: dict[tuple[str, ...], Decider] = {}
 
-    def decide_heard(utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
+    def _decider(self, referee: RefereePort) -> Decider:
+        from voice_ref.language.parser import Parser
+
         players = tuple(referee.players)
-        decider = deciders.get(players)
+        decider = self._deciders.get(players)
         if decider is None:
-            decider = deciders[players] = Decider(Parser(players), thresholds_from(config))
-        verdict = decider(utterance, game_view(referee, expecting))
+            decider = Decider(Parser(players), thresholds_from(self.config))
+            self._deciders[players] = decider
+        return decider
+
+    def __call__(self, utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
+        verdict = self._decider(referee)(utterance, game_view(referee, expecting))
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         if expecting == Expecting.TURN and verdict.action == "accept" and _is_name(verdict.intent):
             # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
             # usually follows the name; the decider gives the name to that call.
             return Heard("ignore", text, verdict.intent, verdict.score)
-        question = (
-            confirm_question(referee, verdict.intent, text) if verdict.action == "confirm" else ""
-        )
+        question = ""
+        if verdict.action == "confirm":
+            question = confirm_question(referee, verdict.intent, text)
+        elif verdict.action == "reask":
+            question = referee.prompts.say("ask.say_again")
         return Heard(verdict.action, text, verdict.intent, verdict.score, question)
 
-    return decide_heard
+    def drop_fragment(self, referee: RefereePort) -> str:
+        """The wait for a fragment's continuation ran out: forget it and return the
+        question to ask ("" when nothing was held)."""
+        if self._decider(referee).drop_fragment():
+            return referee.prompts.say("ask.say_again")
+        return ""
+
+
+@runtime_checkable
+class HoldsFragments(Protocol):
+    """A decider that may hold a fragment ("hold"); the loop calls `drop_fragment` when
+    no continuation came in time."""
+
+    def drop_fragment(self, referee: RefereePort) -> str: ...
+
+
+def make_decider(config: Config) -> TableDecider:
+    """N-best + what the game knows → accept / confirm / ignore / hold / reask, for one table."""
+    return TableDecider(config)
 
 
 def confirm_question(referee: RefereePort, intent: Intent | None, heard: str) -> str:

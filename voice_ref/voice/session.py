@@ -24,7 +24,7 @@ from voice_ref.language.expecting import QUESTIONS
 from voice_ref.language.intents import Intent
 from voice_ref.language.inventory import Phrase
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
-from voice_ref.voice.decision import DeciderFn, Heard, phrases_now
+from voice_ref.voice.decision import DeciderFn, Heard, HoldsFragments, phrases_now
 from voice_ref.voice.display import TableView
 from voice_ref.voice.ports import AnnouncerPort, DisplayPort, RefereePort
 
@@ -38,6 +38,10 @@ def listening_line(replies: int) -> str:
 
 
 Decider = DeciderFn
+# How long the loop waits for the rest of a held fragment ("un" | "sexto") before asking
+# the table to repeat: the decider joins a continuation that *starts* within 1.2 s, and
+# the continuation itself must have been said and decoded by then.
+FRAGMENT_WAIT_S = 4.0
 
 
 class VoiceSession:
@@ -64,6 +68,7 @@ class VoiceSession:
         json_out: TextIO | None = None,
         gate_self_hearing: bool = True,
         reask_after_s: float = 12.0,
+        fragment_wait_s: float = FRAGMENT_WAIT_S,
         accept_audio: Callable[[float], bool] = lambda _t: True,
         on_listening: Callable[[int], None] | None = None,
         opening_extra: Mapping[str, object] | None = None,
@@ -77,6 +82,7 @@ class VoiceSession:
         self.json_out = json_out
         self.gate_self_hearing = gate_self_hearing
         self.reask_after_s = reask_after_s
+        self.fragment_wait_s = fragment_wait_s
         self.accept_audio = accept_audio  # push-to-talk: is the table's key held now?
         self.on_listening = on_listening
         self.opening_extra = dict(opening_extra or {})  # extra keys of the first JSON object
@@ -88,6 +94,7 @@ class VoiceSession:
         self._last_question = ""
         self._quiet_since: float | None = None
         self._last_heard: tuple[str, float | None] | None = None
+        self._fragment_at: float | None = None  # block time when a fragment was held
         self._clock = clock or time.monotonic  # the live blocks' clock
         self._listening_after: tuple[int, float] | None = None  # (reply number, said at)
 
@@ -117,13 +124,17 @@ class VoiceSession:
                 self._deaf = False
                 self._report_listening(t)
                 for utterance in self.recognizer.accept(samples):
-                    self._on_utterance(utterance)
+                    self._on_utterance(utterance, t)
                     self._quiet_since = t
+        if self._fragment_at is not None and t - self._fragment_at >= self.fragment_wait_s:
+            self._fragment_unanswered()
         self._maybe_reask(t)
 
     def finish(self) -> None:
         for utterance in self.recognizer.flush():
-            self._on_utterance(utterance)
+            self._on_utterance(utterance, None)
+        if self._fragment_at is not None:
+            self._fragment_unanswered()
         if self.display is not None:
             self.display.stop()
 
@@ -147,9 +158,10 @@ class VoiceSession:
         """What the table should say now: a confirmation's sí/no comes before the game."""
         return "yes_no" if self._pending_confirm is not None else self.referee.expecting
 
-    def _on_utterance(self, utterance: Utterance) -> None:
+    def _on_utterance(self, utterance: Utterance, t: float | None) -> None:
         heard = self.decide(utterance, self.referee, self._expecting())
         self._last_heard = (heard.text, heard.score)
+        self._fragment_at = None  # the decider joined or dropped any held fragment
         if self._pending_confirm is not None:
             self._answer_confirmation(heard)
             return
@@ -158,7 +170,22 @@ class VoiceSession:
         elif heard.action == "confirm" and heard.intent is not None:
             self._pending_confirm = heard.intent
             self._ask(heard.question)
+        elif heard.action == "hold":  # "un" | ...: wait for the rest of the call
+            self._fragment_at = t if t is not None else float("-inf")
+        elif heard.action == "reask" and heard.question:
+            self._ask(heard.question)
         # "ignore": table talk — no action, nothing said, no protocol object.
+
+    def _fragment_unanswered(self) -> None:
+        """A held fragment got no continuation in time: ask the table to repeat."""
+        self._fragment_at = None
+        question = (
+            self.decide.drop_fragment(self.referee)
+            if isinstance(self.decide, HoldsFragments)
+            else ""
+        )
+        if question:
+            self._ask(question)
 
     def _answer_confirmation(self, heard: Heard) -> None:
         kind = getattr(heard.intent, "type", None) if heard.action == "accept" else None

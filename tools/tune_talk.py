@@ -1,0 +1,94 @@
+"""Choose the table-talk thresholds offline: replay recorded bench rows over a grid.
+
+`voice-ref bench --rows FILE` records everything the decision layer saw; this replays
+those rows (`bench.replay`) with other `Thresholds` and prints, per rows file, accuracy,
+table talk that gave a game action and table talk answered by a question. Only tuning
+rows (DEV `--split tuning`, tuning-real) may be used to choose; held-out rows are only
+reported with the chosen values (BENCHMARKS.md, "Method").
+
+    python tools/tune_talk.py build/rows/dev-tuning.jsonl=../shared/audio/dev \\
+        build/rows/tuning-real.jsonl=build/tuning-real --grid fluent_words=-0.8,-1.2,-1.6
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from dataclasses import fields, replace
+from pathlib import Path
+
+from voice_ref.config import load_config
+from voice_ref.language.inventory import PhraseInventory
+from voice_ref.language.parser import Parser
+from voice_ref.voice.bench import load_labels, replay, summarize
+from voice_ref.voice.decision import Decider, GameView, Thresholds, thresholds_from
+
+
+def players_of(folder: Path, default: list[str]) -> list[str]:
+    """The bench's players: every name in the folder's labels, else the config's."""
+    names = {lb["intent"]["player"] for lb in load_labels(folder) if lb["intent"].get("player")}
+    return sorted(names) or default
+
+
+def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
+    config = load_config(None)
+    players = players_of(folder, list(config.game.players))
+    inventory = PhraseInventory(players, config.dialect)
+    decider = Decider(Parser(players), limits)
+
+    def for_context(context):  # noqa: ANN001, ANN202
+        decider.forget()
+        view = GameView.of_context(context)
+        return lambda utt: decider(utt, view)
+
+    out = replay(rows, for_context, inventory)
+    s = summarize(out, {})
+    by_type = s["accuracy_by_type"]
+    return {
+        "clips": s["clips"],
+        "acc": s["accuracy"],
+        "talk->action": s["false_action_rate"],
+        "talk->question": s["confirmed_on_none"],
+        "right_after_q": s["confirmed_right"],
+        "none": sum(r["expected"]["type"] == "none" for r in out),
+        "number": by_type.get("number"),
+        "wrong": [(r["file"], r["text"], r["got"]) for r in out if not r["correct"]],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sets", nargs="+", help="ROWS.jsonl=LABEL_FOLDER")
+    ap.add_argument("--grid", action="append", default=[], help="field=v1,v2,... (Thresholds)")
+    ap.add_argument("--show-wrong", action="store_true")
+    args = ap.parse_args(argv)
+    base = thresholds_from(load_config(None))
+    names = {f.name for f in fields(Thresholds)}
+    axes = []
+    for item in args.grid:
+        key, _, values = item.partition("=")
+        if key not in names:
+            ap.error(f"{key} is no Thresholds field ({', '.join(sorted(names))})")
+        axes.append([(key, float(v)) for v in values.split(",")])
+    data = []
+    for spec in args.sets:
+        path, _, folder = spec.partition("=")
+        with open(path, encoding="utf-8") as f:
+            data.append((Path(path).stem, [json.loads(x) for x in f if x.strip()], Path(folder)))
+    for combo in itertools.product(*axes) if axes else [()]:
+        limits = replace(base, **dict(combo))
+        line = {k: v for k, v in combo}
+        for name, rows, folder in data:
+            m = measure(rows, folder, limits)
+            wrong = m.pop("wrong")
+            line[name] = m
+            if args.show_wrong:
+                for w in wrong:
+                    print("   ", name, w)
+        print(json.dumps(line, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
