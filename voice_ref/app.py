@@ -176,6 +176,7 @@ def play(args: argparse.Namespace) -> int:
 
 def run_voice(args: argparse.Namespace, config: Config) -> int:
     """`voice-ref play` with `--input session.wav` or the live microphone."""
+    from voice_ref.language.lexicon import WORD_LIST, Lexicon
     from voice_ref.voice.announcer import make_announcer
     from voice_ref.voice.decision import make_decider
     from voice_ref.voice.display import make_display
@@ -195,6 +196,11 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
     elif not Path(args.input).is_file():
         print(f"voice-ref play: the recording {args.input} does not exist.", file=sys.stderr)
         return 2
+    if not Lexicon.load():
+        warn(
+            f"No Spanish word list at {WORD_LIST}: table talk is told from calls with less "
+            "evidence. On Debian / Raspberry Pi OS: sudo apt install wspanish"
+        )
     try:
         recognizer = recognizer_for(args, config)
         referee, opening = open_referee(args, config)
