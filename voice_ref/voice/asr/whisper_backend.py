@@ -41,6 +41,7 @@ from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.phrase_search import (
     Candidate,
     PmiScorer,
+    TokenRow,
     SearchLimits,
     build_trie,
     first_tokens,
@@ -60,7 +61,7 @@ END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder ca
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
 GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
 PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (PMI)
-PRIOR_CACHE_SIZE = 50_000  # prior entries kept (~300 floats each)
+PRIOR_CACHE_SIZE = 50_000  # prior entries kept (one float32 row of ~300 entries each)
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 
 
@@ -132,7 +133,10 @@ class WhisperRecognizer:
         # Text prior: the decoder's scores on silence, by token tuple (they do not depend
         # on the utterance). Only the entries of a row the search reads are kept.
         self._silence = self._encode(np.zeros(int(PRIOR_AUDIO_S * SAMPLE_RATE), np.float32))
-        self._prior_cache: dict[tuple[int, ...], tuple[float, dict[int, float]]] = {}
+        # Columns of the cached prior rows (token -> index); they only grow, so a row
+        # shorter than the columns lacks the newest keys and is recomputed.
+        self._prior_columns: dict[int, int] = {}
+        self._prior_cache: dict[tuple[int, ...], tuple[float, np.ndarray]] = {}
         self._row_keys: set[int] = set(self._end_tokens)
         self.set_context(ListenContext("any"))
 
@@ -293,30 +297,35 @@ class WhisperRecognizer:
 
     # --- closed-vocabulary search --------------------------------------------------------
 
-    def _prior(self, sequences: list[list[int]]) -> list[tuple[float, dict[int, float]]]:
+    def _prior(self, sequences: list[list[int]]) -> list[tuple[float, TokenRow]]:
         """log P(tokens | silence), and the next-token entries the search reads.
 
         One batched decoder call on the silence encoding for the sequences not seen
-        before; the text prior does not depend on the utterance, so it is cached.
+        before; the text prior does not depend on the utterance, so it is cached
+        (one compact float32 row per token tuple, see `TokenRow`).
         """
-        keys = self._row_keys
+        columns = self._prior_columns
+        for key in sorted(self._row_keys - columns.keys()):
+            columns[key] = len(columns)
+        width = len(columns)
         missing = [
             t
             for t in dict.fromkeys(map(tuple, sequences))
-            if t not in self._prior_cache or not keys <= self._prior_cache[t][1].keys()
+            if t not in self._prior_cache or len(self._prior_cache[t][1]) < width
         ]
         if missing:
             if len(self._prior_cache) > PRIOR_CACHE_SIZE:
                 self._prior_cache.clear()
-            index = np.fromiter(keys, dtype=np.int64)
+            index = np.fromiter(columns, dtype=np.int64, count=width)
             for t, (lp, row) in zip(
                 missing, self._probe(self._silence, [list(t) for t in missing]), strict=True
             ):
-                self._prior_cache[t] = (
-                    lp,
-                    dict(zip(index.tolist(), row[index].tolist(), strict=True)),
-                )
-        return [self._prior_cache[tuple(s)] for s in sequences]
+                self._prior_cache[t] = (lp, row[index].astype(np.float32))
+        out = []
+        for s in sequences:
+            lp, values = self._prior_cache[tuple(s)]
+            out.append((lp, TokenRow(columns, values)))
+        return out
 
     def _word_tokens(self, word: str) -> list[int]:
         tokens = self._word_cache.get(word)
