@@ -278,3 +278,29 @@ def first_tokens(root: Node, word_tokens: Callable[[str], list[int]]) -> set[int
             out.add(word_tokens(word)[0])
             stack.append(child)
     return out
+
+
+def count_nodes(root: Node) -> int:
+    """Word nodes of the trie (the root excluded): how much an exhaustive search scores."""
+    n, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        n += len(node.children)
+        stack.extend(node.children.values())
+    return n
+
+
+def trie_levels(root: Node, word_tokens: Callable[[str], list[int]]) -> list[list[list[int]]]:
+    """The token sequence of every word node, one list per word level (breadth first)."""
+    levels: list[list[list[int]]] = []
+    frontier: list[tuple[list[int], Node]] = [([], root)]
+    while frontier:
+        nxt = [
+            (tokens + word_tokens(word), child)
+            for tokens, node in frontier
+            for word, child in node.children.items()
+        ]
+        if nxt:
+            levels.append([t for t, _ in nxt])
+        frontier = nxt
+    return levels
