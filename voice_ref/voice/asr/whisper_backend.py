@@ -1,4 +1,4 @@
-"""Whisper (CTranslate2) as a closed-vocabulary recognizer.
+"""Whisper base as a closed-vocabulary recognizer (CTranslate2 encoder, numpy decoder).
 
 Whisper base transcribes short game phrases badly ("cuatro cuadras" ->
 "¿Cuánto tu amas?"), but its decoder is a good judge of which *given* text
@@ -8,14 +8,21 @@ fits the audio. So, per utterance:
 2. The utterance is encoded once. The encoder input is the speech plus 0.3 s of
    real silence, not the usual 30 s window: about 10x faster, and because the
    padding is silence Whisper still predicts the end of text where speech ends.
-3. A greedy free transcript is decoded. Its first step gives the distribution of
-   the first token, and the transcript itself is the "garbage model" for table talk.
-4. A word-level beam search over the trie of allowed phrases
+3. A greedy free transcript is decoded (CTranslate2, int8). The transcript is the
+   "garbage model" for table talk; its score comes from the decoder below.
+4. A word-level search over the trie of allowed phrases
    (`ListenContext.phrases`, from the phrase inventory, plus digit spellings:
-   Whisper writes "14 dones") scores prefixes with the decoder, one batched call
-   per word level. A complete phrase scores log P(text, end-of-text | audio)
-   minus 0.5 x the same on silence (PMI: Whisper's text prior favours short,
-   common texts whatever was said; the prior is cached by token tuple).
+   Whisper writes "14 dones") scores prefixes with Whisper's decoder run in numpy
+   from the model's own weights (`whisper_decoder`), with the cross-attention
+   keys/values computed once per utterance and a KV cache per scored prefix
+   (`prefix_probe`): a child prefix costs one decoder pass over its new tokens,
+   batched over a level. Small tries (yes/no, choices, a starter's name: up to
+   `EXHAUSTIVE_ROWS` token prefixes) are scored exhaustively; larger ones with a
+   beam of `FIRST_BEAM` / `BEAM` word prefixes per level. A complete phrase scores
+   log P(text, end-of-text | audio) minus 0.5 x the same on silence (PMI: Whisper's
+   text prior favours short, common texts whatever was said; the prior is the same
+   decoder on silence, remembered by token tuple, computed when a small context is
+   set).
 5. The best complete phrases get their exact end probability (a final "." only
    ends a phrase if end-of-text follows it: "Camila. Ocho tontos."), and every
    phrase a duration score: its syllables must fit the speech the VAD measured.
