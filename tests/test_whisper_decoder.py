@@ -183,3 +183,23 @@ def test_the_probe_scores_a_sequence_the_same_however_it_gets_there(whisper) -> 
     n = len(rec._start())
     expected = sum(rows[n - 1 + i, t] for i, t in enumerate(words[0] + words[2]))
     assert lp2 == pytest.approx(float(expected), abs=1e-3)
+
+
+def test_a_probe_that_dropped_old_states_restarts_from_a_kept_ancestor(whisper) -> None:  # noqa: ANN001
+    """The long-lived prior keeps only recent decoder states; extending an older prefix
+    recomputes it from the start and gives the same number."""
+    from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
+
+    rec, dec, _, audio = whisper
+    enc = np.asarray(rec._encode(audio))
+    columns = {rec._tok.eot: 0}
+    words = [rec._tok.encode(w) for w in (" Cinco", " quinas", " Dudo", " Paso", " Sí")]
+    recent = PrefixProbe(dec, enc, rec._start(), columns, keep_states=KeepStates.RECENT)
+    recent([words[0]])
+    for w in words[2:]:  # three more calls: the state of " Cinco" is dropped
+        recent([w])
+    assert recent._entries[tuple(words[0])].state is None
+    ((lp, row),) = recent([words[0] + words[1]])
+    ((lp_all, row_all),) = PrefixProbe(dec, enc, rec._start(), columns)([words[0] + words[1]])
+    assert lp == pytest.approx(lp_all, abs=1e-3)
+    assert row[rec._tok.eot] == pytest.approx(row_all[rec._tok.eot], abs=1e-3)

@@ -4,14 +4,15 @@ The phrase search asks, level by level, for the log-probability of token sequenc
 that extend sequences it asked for before ("Cuatro" -> "Cuatro quinas"). A
 `PrefixProbe` remembers every sequence it scored (its log-probability and the few
 next-token entries the search reads, a `TokenRow`) and, while it is kept, the
-decoder state, so a child costs one decoder step per new token. Sequences that
-share new tokens ("Veinti|cuatro", "Veinti|cinco") share those steps too.
+decoder state, so a child costs one decoder pass over its new tokens only (a word's
+tokens at once), batched with the other sequences that need as many new tokens.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
@@ -19,6 +20,13 @@ from voice_ref.voice.asr.phrase_search import TokenRow
 from voice_ref.voice.asr.whisper_decoder import DecoderState, WhisperDecoder
 
 CHUNK_POSITIONS = 128  # token positions per decoder step: bounds the [.., vocab] logits
+
+
+class KeepStates(Enum):
+    """Which decoder states a probe keeps (each is ~25 kB a token position)."""
+
+    ALL = "all"  # one utterance: the search may extend any prefix again (the end check)
+    RECENT = "recent"  # the long-lived prior: those of the last two calls only
 
 
 @dataclass(slots=True)
@@ -33,11 +41,9 @@ class PrefixProbe:
     """Token sequences (after the start sequence) scored on one encoded audio.
 
     `columns` (token -> index, shared with the caller, may grow between calls) are
-    the next-token entries stored per sequence. `keep_states`: "all" keeps every
-    decoder state (one utterance: the search may extend any prefix again, e.g. the
-    end check), "recent" only those of the last two calls (the long-lived prior on
-    silence: its children come level by level; older prefixes restart from the
-    nearest kept ancestor). `max_entries` > 0 bounds the remembered sequences (all
+    the next-token entries stored per sequence. `keep_states`: see `KeepStates`; the
+    prior's children come level by level, older prefixes restart from the nearest
+    ancestor whose state is kept. `max_entries` > 0 bounds the remembered sequences (all
     but the start are forgotten when it is passed).
     """
 
@@ -47,11 +53,9 @@ class PrefixProbe:
         encoded: np.ndarray,
         start: Sequence[int],
         columns: Mapping[int, int],
-        keep_states: str = "all",
+        keep_states: KeepStates = KeepStates.ALL,
         max_entries: int = 0,
     ) -> None:
-        if keep_states not in ("all", "recent"):
-            raise ValueError("keep_states is 'all' or 'recent'")
         self.decoder = decoder
         self.cross = decoder.cross(encoded)
         self.columns = columns
@@ -83,7 +87,7 @@ class PrefixProbe:
         wanted = list(dict.fromkeys(tuple(s) for s in sequences))
         self._extend([t for t in wanted if not self._complete(t)])
         out = [self._result(tuple(s)) for s in sequences]
-        if self.keep_states == "recent":
+        if self.keep_states is KeepStates.RECENT:
             for key, e in self._entries.items():
                 if key and e.state is not None and e.generation < self._generation - 1:
                     e.state = None

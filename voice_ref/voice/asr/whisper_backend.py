@@ -56,7 +56,7 @@ from voice_ref.voice.asr.phrase_search import (
     search,
     trie_levels,
 )
-from voice_ref.voice.asr.prefix_probe import PrefixProbe
+from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
 from voice_ref.voice.asr.vad import StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 
@@ -193,7 +193,7 @@ class WhisperRecognizer:
                 self._silence,
                 self._start(),
                 self._columns,
-                keep_states="recent",
+                keep_states=KeepStates.RECENT,
                 max_entries=PRIOR_CACHE_SIZE,
             )
         if self._exhaustive and self.prior_weight:
@@ -317,7 +317,8 @@ class WhisperRecognizer:
         The text prior does not depend on the utterance: the probe on the silence
         encoding remembers every sequence it scored (up to `PRIOR_CACHE_SIZE`).
         """
-        assert self._prior_probe is not None
+        if self._prior_probe is None:  # set in __init__ by set_context
+            raise RuntimeError("the prior is read before any context was set")
         return self._prior_probe(sequences)
 
     def _word_tokens(self, word: str) -> list[int]:
