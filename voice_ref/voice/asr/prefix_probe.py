@@ -19,7 +19,7 @@ import numpy as np
 from voice_ref.voice.asr.phrase_search import TokenRow
 from voice_ref.voice.asr.whisper_decoder import DecoderState, WhisperDecoder
 
-CHUNK_POSITIONS = 128  # token positions per decoder step: bounds the [.., vocab] logits
+CHUNK_POSITIONS = 64  # token positions per decoder step: bounds the [.., vocab] logits
 
 
 class KeepStates(Enum):
