@@ -100,20 +100,32 @@ def _run_audio(recognizer, audio: np.ndarray) -> list:  # noqa: ANN001
 
 
 def test_text_prior_is_the_decoder_on_silence_and_is_cached(recognizer) -> None:  # noqa: ANN001
+    from voice_ref.voice.asr.prefix_probe import PrefixProbe
+
     tokens = recognizer._tok.encode(" Cinco quinas")
-    (lp, row), = recognizer._probe(recognizer._silence, [tokens])
-    (cached_lp, entries), = recognizer._prior([tokens])
+    fresh = PrefixProbe(recognizer._decoder, recognizer._silence, recognizer._start(),
+                        recognizer._columns)
+    ((lp, row),) = fresh([tokens])
+    ((cached_lp, entries),) = recognizer._prior([tokens])
     assert cached_lp == pytest.approx(lp, abs=1e-4)
     eot = recognizer._tok.eot
-    assert entries[eot] == pytest.approx(float(row[eot]), abs=1e-4)
-    calls = []
-    probe = recognizer._probe
-    recognizer._probe = lambda *a: calls.append(a) or probe(*a)
-    try:
-        again = recognizer._prior([tokens])
-    finally:
-        del recognizer._probe
-    assert calls == [] and again[0][0] == cached_lp  # no decoder call the second time
+    assert entries[eot] == pytest.approx(row[eot], abs=1e-4)
+    rows = recognizer._prior_probe.rows
+    again = recognizer._prior([tokens])
+    assert recognizer._prior_probe.rows == rows  # no decoder row the second time
+    assert again[0][0] == cached_lp
+
+
+def test_a_small_context_scores_every_phrase(recognizer) -> None:  # noqa: ANN001
+    """A yes/no question's phrases fit the exhaustive budget: none is lost to a beam."""
+    inventory = PhraseInventory(recognizer.players)
+    phrases = tuple(inventory.phrases("yes_no", canonical=False))
+    recognizer.set_context(ListenContext("yes_no", phrases))
+    assert recognizer._exhaustive
+    label = _clean_clip(_labels(), "answer_yesno")
+    utt = recognizer.recognize(read_wav(DEV / label["file"]))
+    texts = {c.text for c in recognizer._candidates}
+    assert utt.extra["phrases_scored"] >= len(texts)  # every phrase (+ the free transcript)
 
 
 def test_the_prior_is_what_the_correction_removes(recognizer) -> None:  # noqa: ANN001

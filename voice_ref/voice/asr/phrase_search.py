@@ -20,6 +20,40 @@ from voice_ref.language.intents import Intent
 NO_ROW: Mapping[int, float] = MappingProxyType({})
 
 
+class TokenRow(Mapping[int, float]):
+    """Some entries of a next-token log-distribution, stored compactly.
+
+    The search reads only a few entries of each row (end tokens, first tokens of
+    the trie's words), and keeps thousands of rows (every scored prefix; the prior
+    cache by token tuple): a whole-vocabulary row is 200 kB, a dict of ~300 Python
+    floats grew the process by hundreds of MB. Here the columns (token -> index)
+    are shared by all rows and each row is one float32 array. Columns only grow, so
+    a row shorter than its columns lacks the newest tokens (they read as absent).
+    """
+
+    __slots__ = ("_columns", "_values")
+
+    def __init__(self, columns: Mapping[int, int], values: np.ndarray) -> None:
+        self._columns = columns
+        self._values = values
+
+    def __getitem__(self, token: int) -> float:
+        i = self._columns[token]
+        if i >= len(self._values):
+            raise KeyError(token)
+        return float(self._values[i])
+
+    def __iter__(self):  # noqa: ANN204 - Mapping protocol
+        return (t for t, i in self._columns.items() if i < len(self._values))
+
+    def __len__(self) -> int:
+        return min(len(self._columns), len(self._values))
+
+    def take(self, tokens: Sequence[int]) -> np.ndarray:
+        """The entries of `tokens` (all must be present), as an array."""
+        return self._values[[self._columns[t] for t in tokens]]
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     text: str
@@ -38,9 +72,9 @@ class Scored:
     """A token sequence scored by the decoder on the utterance and on silence."""
 
     lp: float  # log P(tokens | audio)
-    row: np.ndarray  # log P(next token | tokens, audio), whole vocabulary
+    row: TokenRow  # log P(next token | tokens, audio): the entries the search reads
     prior_lp: float  # log P(tokens | silence)
-    prior_row: Mapping[int, float]  # the next-token entries the search reads
+    prior_row: Mapping[int, float]  # the same entries on silence
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +86,7 @@ class Prefix:
     scored: Scored
 
 
-ProbeFn = Callable[[list[list[int]]], list[tuple[float, np.ndarray]]]
+ProbeFn = Callable[[list[list[int]]], list[tuple[float, TokenRow]]]
 PriorFn = Callable[[list[list[int]]], list[tuple[float, Mapping[int, float]]]]
 
 
@@ -85,7 +119,7 @@ class PmiScorer:
             for (lp, row), (plp, prow) in zip(probed, priors, strict=True)
         ]
 
-    def first(self, row: np.ndarray) -> Scored:
+    def first(self, row: TokenRow) -> Scored:
         """The empty prefix, given the first-token row (the free transcript's first step)."""
         plp, prow = self._prior([[]])[0] if self.weight else (0.0, NO_ROW)
         return Scored(0.0, row, plp, prow)
@@ -96,12 +130,12 @@ class PmiScorer:
     def next_value(self, s: Scored, token: int) -> float:
         """Value of the sequence extended by `token`."""
         prior = s.prior_lp + s.prior_row.get(token, 0.0) if self.weight else 0.0
-        return s.lp + float(s.row[token]) - self.weight * prior
+        return s.lp + s.row[token] - self.weight * prior
 
     def end_value(self, s: Scored, tokens: Sequence[int] | None = None) -> float:
         """Value of ending here on any of `tokens` (default: end of text or . ? !)."""
         tokens = self.end_tokens if tokens is None else tokens
-        lp = float(np.logaddexp.reduce(s.row[list(tokens)]))
+        lp = float(np.logaddexp.reduce(s.row.take(tokens)))
         plp = float(np.logaddexp.reduce([s.prior_row.get(t, 0.0) for t in tokens]))
         return s.lp + lp - self.weight * (s.prior_lp + plp)
 
@@ -210,7 +244,7 @@ def check_ends(
     if not order:
         return
     puncts = scorer.end_tokens[1:]
-    chosen = [puncts[int(np.argmax(ends[i].scored.row[list(puncts)]))] for i in order]
+    chosen = [puncts[int(np.argmax(ends[i].scored.row.take(puncts)))] for i in order]
     after = scorer.score([list(ends[i].tokens) + [p] for i, p in zip(order, chosen, strict=True)])
     for i, p, a in zip(order, chosen, after, strict=True):
         done[i] = (done[i][0], scorer.exact_end_value(ends[i].scored, p, a))
@@ -244,3 +278,29 @@ def first_tokens(root: Node, word_tokens: Callable[[str], list[int]]) -> set[int
             out.add(word_tokens(word)[0])
             stack.append(child)
     return out
+
+
+def count_nodes(root: Node) -> int:
+    """Word nodes of the trie (the root excluded): how much an exhaustive search scores."""
+    n, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        n += len(node.children)
+        stack.extend(node.children.values())
+    return n
+
+
+def trie_levels(root: Node, word_tokens: Callable[[str], list[int]]) -> list[list[list[int]]]:
+    """The token sequence of every word node, one list per word level (breadth first)."""
+    levels: list[list[list[int]]] = []
+    frontier: list[tuple[list[int], Node]] = [([], root)]
+    while frontier:
+        nxt = [
+            (tokens + word_tokens(word), child)
+            for tokens, node in frontier
+            for word, child in node.children.items()
+        ]
+        if nxt:
+            levels.append([t for t, _ in nxt])
+        frontier = nxt
+    return levels

@@ -1,4 +1,4 @@
-"""Whisper (CTranslate2) as a closed-vocabulary recognizer.
+"""Whisper base as a closed-vocabulary recognizer (CTranslate2 encoder, numpy decoder).
 
 Whisper base transcribes short game phrases badly ("cuatro cuadras" ->
 "¿Cuánto tu amas?"), but its decoder is a good judge of which *given* text
@@ -8,14 +8,21 @@ fits the audio. So, per utterance:
 2. The utterance is encoded once. The encoder input is the speech plus 0.3 s of
    real silence, not the usual 30 s window: about 10x faster, and because the
    padding is silence Whisper still predicts the end of text where speech ends.
-3. A greedy free transcript is decoded. Its first step gives the distribution of
-   the first token, and the transcript itself is the "garbage model" for table talk.
-4. A word-level beam search over the trie of allowed phrases
+3. A greedy free transcript is decoded (CTranslate2, int8). The transcript is the
+   "garbage model" for table talk; its score comes from the decoder below.
+4. A word-level search over the trie of allowed phrases
    (`ListenContext.phrases`, from the phrase inventory, plus digit spellings:
-   Whisper writes "14 dones") scores prefixes with the decoder, one batched call
-   per word level. A complete phrase scores log P(text, end-of-text | audio)
-   minus 0.5 x the same on silence (PMI: Whisper's text prior favours short,
-   common texts whatever was said; the prior is cached by token tuple).
+   Whisper writes "14 dones") scores prefixes with Whisper's decoder run in numpy
+   from the model's own weights (`whisper_decoder`), with the cross-attention
+   keys/values computed once per utterance and a KV cache per scored prefix
+   (`prefix_probe`): a child prefix costs one decoder pass over its new tokens,
+   batched over a level. Small tries (yes/no, choices, a starter's name: up to
+   `EXHAUSTIVE_ROWS` token prefixes) are scored exhaustively; larger ones with a
+   beam of `FIRST_BEAM` / `BEAM` word prefixes per level. A complete phrase scores
+   log P(text, end-of-text | audio) minus 0.5 x the same on silence (PMI: Whisper's
+   text prior favours short, common texts whatever was said; the prior is the same
+   decoder on silence, remembered by token tuple, computed when a small context is
+   set).
 5. The best complete phrases get their exact end probability (a final "." only
    ends a phrase if end-of-text follows it: "Camila. Ocho tontos."), and every
    phrase a duration score: its syllables must fit the speech the VAD measured.
@@ -29,6 +36,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,17 +50,24 @@ from voice_ref.voice.asr.phrase_search import (
     Candidate,
     PmiScorer,
     SearchLimits,
+    TokenRow,
     build_trie,
     first_tokens,
     search,
+    trie_levels,
 )
+from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
 from voice_ref.voice.asr.vad import StreamingVad
+from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 
 log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
-BEAM = 8  # word prefixes scored exactly per decoder call
-FIRST_BEAM = 16  # first words: many share their first token ("Veinti-"), so keep more
+BEAM = 16  # word prefixes scored exactly per level (large tries; small ones: all)
+FIRST_BEAM = 32  # first words: many share their first token ("Veinti-"), so keep more
+# Tries of up to this many token prefixes are scored exhaustively (no beam): one decoder
+# row each, ~2-4 ms of CPU a row (BENCHMARKS.md, "Speed").
+EXHAUSTIVE_ROWS = 260
 MAX_WORDS = 8  # longest phrase, in words
 MAX_FREE_TOKENS = 24
 PROMPT_PHRASES = 8
@@ -60,7 +75,7 @@ END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder ca
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
 GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
 PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (PMI)
-PRIOR_CACHE_SIZE = 50_000  # prior entries kept (~300 floats each)
+PRIOR_CACHE_SIZE = 20_000  # prior sequences kept (one float32 row of ~300 entries each)
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 
 
@@ -78,6 +93,12 @@ def load_whisper(path: str, threads: int):  # noqa: ANN201 - ctranslate2 types
     hf = tokenizers.Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
     tokenizer = Tokenizer(hf, True, task="transcribe", language="es")
     return model, tokenizer, FeatureExtractor(feature_size=model.n_mels)
+
+
+@lru_cache(maxsize=1)
+def load_decoder(path: str) -> WhisperDecoder:
+    """The float32 numpy decoder (~210 MB) once per process."""
+    return WhisperDecoder(path)
 
 
 class WhisperRecognizer:
@@ -124,16 +145,20 @@ class WhisperRecognizer:
         self.prior_weight = prior_weight
         self._prompt: list[int] = []
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
-        self._vocab = 51865 if self._whisper.is_multilingual else 51864
+        self._decoder = load_decoder(str(path))
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
         self._vad = StreamingVad()
         self._candidates: list[Candidate] = []
         self._word_cache: dict[str, list[int]] = {}
-        # Text prior: the decoder's scores on silence, by token tuple (they do not depend
-        # on the utterance). Only the entries of a row the search reads are kept.
-        self._silence = self._encode(np.zeros(int(PRIOR_AUDIO_S * SAMPLE_RATE), np.float32))
-        self._prior_cache: dict[tuple[int, ...], tuple[float, dict[int, float]]] = {}
-        self._row_keys: set[int] = set(self._end_tokens)
+        # The next-token entries the search reads (token -> index in every TokenRow):
+        # end tokens and the first token of every trie word. They only grow.
+        self._columns: dict[int, int] = {t: i for i, t in enumerate(self._end_tokens)}
+        # Text prior: the decoder on silence, by token tuple (it does not depend on
+        # the utterance), remembered by a long-lived probe.
+        self._silence = np.asarray(
+            self._encode(np.zeros(int(PRIOR_AUDIO_S * SAMPLE_RATE), np.float32))
+        )
+        self._prior_probe: PrefixProbe | None = None
         self.set_context(ListenContext("any"))
 
     # --- Recognizer protocol -------------------------------------------------------------
@@ -154,9 +179,28 @@ class WhisperRecognizer:
             if (variant := _digit_variant(c.text, c.intent)) is not None
         ]
         self._trie = build_trie(self._candidates, self.players)
-        self._row_keys |= first_tokens(self._trie, self._word_tokens)
+        for token in sorted(first_tokens(self._trie, self._word_tokens) - self._columns.keys()):
+            self._columns[token] = len(self._columns)
+        levels = trie_levels(self._trie, self._word_tokens)
+        prefixes = {tuple(s[:i]) for level in levels for s in level for i in range(1, len(s) + 1)}
+        self._exhaustive = len(prefixes) <= EXHAUSTIVE_ROWS
         prompt = _prompt_text(self._candidates) if self.use_prompt else ""
-        self._prompt = [self._tok.sot_prev, *self._tok.encode(" " + prompt)] if prompt else []
+        prompt_tokens = [self._tok.sot_prev, *self._tok.encode(" " + prompt)] if prompt else []
+        if self._prior_probe is None or prompt_tokens != self._prompt:
+            self._prompt = prompt_tokens
+            self._prior_probe = PrefixProbe(
+                self._decoder,
+                self._silence,
+                self._start(),
+                self._columns,
+                keep_states=KeepStates.RECENT,
+                max_entries=PRIOR_CACHE_SIZE,
+            )
+        if self._exhaustive and self.prior_weight:
+            # Small trie: the prior of every prefix now, between utterances, not while
+            # a player waits for the answer.
+            for level in levels:
+                self._prior(level)
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         return [self._decode(seg) for seg in self._vad.feed(samples)]
@@ -185,24 +229,19 @@ class WhisperRecognizer:
     def recognize(self, audio: np.ndarray, start_s: float = 0.0, end_s: float = 0.0) -> Utterance:
         t0 = time.perf_counter()
         encoded = self._encode(audio)
-        free_tokens, first_row, fluency = self._free_transcript(encoded)
+        probe = PrefixProbe(self._decoder, np.asarray(encoded), self._start(), self._columns)
+        free_tokens, fluency = self._free_transcript(encoded)
         free = self._tok.decode(free_tokens).strip()
-        scorer = PmiScorer(
-            lambda seqs: self._probe(encoded, seqs),
-            self._prior,
-            self.prior_weight,
-            self._end_tokens,
-        )
+        scorer = PmiScorer(probe, self._prior, self.prior_weight, self._end_tokens)
         scored = search(
             scorer,
             self._trie,
-            scorer.first(first_row),
+            scorer.first(probe.root[1]),
             self._word_tokens,
             Candidate(free, None) if free else None,
             free_tokens if free else None,
-            self.limits,
+            self._search_limits(),
         )
-        calls = scorer.calls
         speech_s = end_s - start_s if end_s > start_s else len(audio) / SAMPLE_RATE - 0.4
         scored = sorted(
             ((c, lp + duration_logp(c.syllables, speech_s)) for c, lp in scored),
@@ -210,7 +249,10 @@ class WhisperRecognizer:
         )
         hyps = _posteriors(scored)
         extra = {
-            "decoder_calls": calls,
+            "decoder_calls": scorer.calls,
+            "decoder_steps": probe.steps,
+            "decoder_rows": probe.rows,
+            "phrases_scored": len(scored),
             "compute_ms": round((time.perf_counter() - t0) * 1000, 1),
             "scored": [
                 (c.text, None if c.intent is None else c.intent.to_json(), round(lp, 2))
@@ -225,6 +267,12 @@ class WhisperRecognizer:
             free_fluency=fluency if free else None,
             extra=extra,
         )
+
+    def _search_limits(self) -> SearchLimits:
+        """Every phrase when the trie is small (the live loop's), else a wide beam."""
+        if not self._exhaustive:
+            return self.limits
+        return replace(self.limits, beam=10**9, first_beam=10**9, bound_margin=float("inf"))
 
     def _encode(self, audio: np.ndarray):  # noqa: ANN202
         import ctranslate2
@@ -242,9 +290,10 @@ class WhisperRecognizer:
     def _start(self) -> list[int]:
         return [*self._prompt, *self._tok.sot_sequence, self._tok.no_timestamps]
 
-    def _free_transcript(self, encoded) -> tuple[list[int], np.ndarray, float]:  # noqa: ANN001
-        """Greedy transcript, the log-distribution of the first token (free for the search),
-        and how fluent the transcript is (`free_fluency`)."""
+    def _free_transcript(self, encoded) -> tuple[list[int], float]:  # noqa: ANN001
+        """Greedy transcript (CTranslate2, int8: one call, faster than token-by-token steps
+        here) and how fluent it is (`free_fluency`). Its score as the garbage model comes
+        from the numpy decoder, like every phrase's."""
         start = self._start()
         result = self._whisper.generate(
             encoded,
@@ -256,67 +305,21 @@ class WhisperRecognizer:
         )[0]
         raw = [t for t in result.sequences_ids[0] if t < self._tok.eot]
         tokens = _cut_loop(raw)
-        logits = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._vocab)
+        logits = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._decoder.vocab)
         rows = _log_softmax(logits[: len(raw) + 1]) if len(logits) else logits
-        return tokens, rows[0], free_fluency(tokens, rows)
-
-    def _probe(self, encoded, sequences: list[list[int]]) -> list[tuple[float, np.ndarray]]:  # noqa: ANN001
-        """For each token sequence: its total log-probability and the next-token log-distribution.
-
-        `generate` with the sequence forced as a prefix returns the vocabulary
-        distribution at every position: each forced token's probability, and
-        right after the sequence, what comes next (end of text included).
-        """
-        import ctranslate2
-
-        start = self._start()
-        enc = np.asarray(encoded)
-        batch = ctranslate2.StorageView.from_array(np.repeat(enc, len(sequences), axis=0))
-        results = self._whisper.generate(
-            batch,
-            [start + seq for seq in sequences],
-            beam_size=1,
-            max_length=len(start) + 2 * max(map(len, sequences)) + 6,
-            return_logits_vocab=True,
-            suppress_blank=False,
-            suppress_tokens=[],
-        )
-        out = []
-        for res, seq in zip(results, sequences, strict=True):
-            logits = np.asarray(res.logits[0], dtype=np.float32).reshape(-1, self._vocab)
-            if len(logits) < len(seq) + 1:  # decoding stopped early (not expected)
-                out.append((-np.inf, np.full(self._vocab, -np.inf, np.float32)))
-                continue
-            rows = _log_softmax(logits[: len(seq) + 1])
-            out.append((float(rows[np.arange(len(seq)), seq].sum()), rows[len(seq)]))
-        return out
+        return tokens, free_fluency(tokens, rows)
 
     # --- closed-vocabulary search --------------------------------------------------------
 
-    def _prior(self, sequences: list[list[int]]) -> list[tuple[float, dict[int, float]]]:
+    def _prior(self, sequences: list[list[int]]) -> list[tuple[float, TokenRow]]:
         """log P(tokens | silence), and the next-token entries the search reads.
 
-        One batched decoder call on the silence encoding for the sequences not seen
-        before; the text prior does not depend on the utterance, so it is cached.
+        The text prior does not depend on the utterance: the probe on the silence
+        encoding remembers every sequence it scored (up to `PRIOR_CACHE_SIZE`).
         """
-        keys = self._row_keys
-        missing = [
-            t
-            for t in dict.fromkeys(map(tuple, sequences))
-            if t not in self._prior_cache or not keys <= self._prior_cache[t][1].keys()
-        ]
-        if missing:
-            if len(self._prior_cache) > PRIOR_CACHE_SIZE:
-                self._prior_cache.clear()
-            index = np.fromiter(keys, dtype=np.int64)
-            for t, (lp, row) in zip(
-                missing, self._probe(self._silence, [list(t) for t in missing]), strict=True
-            ):
-                self._prior_cache[t] = (
-                    lp,
-                    dict(zip(index.tolist(), row[index].tolist(), strict=True)),
-                )
-        return [self._prior_cache[tuple(s)] for s in sequences]
+        if self._prior_probe is None:  # set in __init__ by set_context
+            raise RuntimeError("the prior is read before any context was set")
+        return self._prior_probe(sequences)
 
     def _word_tokens(self, word: str) -> list[int]:
         tokens = self._word_cache.get(word)

@@ -1,0 +1,104 @@
+"""The phrase search over the trie, with a stand-in scorer (no model): exhaustive limits
+score every phrase; a narrow beam does not (so the first test can fail)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from voice_ref.voice.asr.phrase_search import (
+    Candidate,
+    PmiScorer,
+    SearchLimits,
+    TokenRow,
+    build_trie,
+    first_tokens,
+    search,
+    trie_levels,
+)
+
+PHRASES = (
+    "dudo", "calzo", "paso", "dos quinas", "tres quinas", "cuatro quinas", "cuatro tontos",
+    "cinco trenes", "veinte cenas", "Ana dudo", "Ana cuatro quinas", "hay cuatro quinas",
+)
+EOT, DOT = 0, 1
+
+
+def _vocab() -> dict[str, list[int]]:
+    words = sorted({w for p in PHRASES for w in p.split()} | {"Ana,"})
+    words += [w[:1].upper() + w[1:] for w in words]
+    # Two tokens a word: the first shared by words of one initial (as "Veinti-" is).
+    return {w: [10 + ord(w[0]), 200 + i] for i, w in enumerate(sorted(set(words)))}
+
+
+VOCAB = _vocab()
+SIZE = 400
+
+
+def _probe(columns: dict[int, int]):  # noqa: ANN202
+    """Deterministic pseudo log-probabilities, the same for a sequence whatever asks."""
+
+    def row(seq: Sequence[int]) -> np.ndarray:
+        rng = np.random.default_rng(zlib.crc32(bytes(str(tuple(seq)), "ascii")))
+        x = rng.normal(0, 2, SIZE)
+        return x - np.log(np.exp(x).sum())
+
+    def probe(sequences: list[list[int]]) -> list[tuple[float, TokenRow]]:
+        out = []
+        for seq in sequences:
+            lp = sum(float(row(seq[:i])[t]) for i, t in enumerate(seq))
+            index = np.fromiter(columns, dtype=np.int64)
+            out.append((lp, TokenRow(columns, row(seq)[index].astype(np.float32))))
+        return out
+
+    return probe, row
+
+
+def _run(limits: SearchLimits) -> list[tuple[Candidate, float]]:
+    cands = [Candidate(p, None) for p in PHRASES]
+    trie = build_trie(cands, players=("Ana",))
+    columns = {t: i for i, t in enumerate([EOT, DOT, *sorted(first_tokens(trie, VOCAB.get))])}
+    probe, row = _probe(columns)
+    scorer = PmiScorer(probe, lambda seqs: [(0.0, {}) for _ in seqs], 0.0, [EOT, DOT])
+    index = np.fromiter(columns, dtype=np.int64)
+    first = scorer.first(TokenRow(columns, row(())[index].astype(np.float32)))
+    return search(scorer, trie, first, VOCAB.__getitem__, None, None, limits)
+
+
+EXHAUSTIVE = SearchLimits(beam=10**9, first_beam=10**9, bound_margin=float("inf"))
+
+
+def test_exhaustive_limits_score_every_phrase() -> None:
+    scored = _run(EXHAUSTIVE)
+    assert sorted(c.text for c, _ in scored) == sorted(PHRASES)
+
+
+def test_a_narrow_beam_leaves_phrases_unscored() -> None:
+    scored = _run(SearchLimits(beam=1, first_beam=2))
+    assert len(scored) < len(PHRASES)
+
+
+def test_exhaustive_values_are_the_phrases_own_scores() -> None:
+    """Each phrase's value is log P(its tokens, end) under the stand-in model (weight 0):
+    computed from its own tokens, not estimated from a sibling. The end is end of text
+    alone, or (for the few best, checked exactly) also "." followed by end of text."""
+    scored = {c.text: v for c, v in _run(EXHAUSTIVE)}
+    _, row = _probe({})
+    for text, words in (("dudo", ["Dudo"]), ("Ana cuatro quinas", ["Ana,", "cuatro", "quinas"])):
+        seq = [t for w in words for t in VOCAB[w]]
+        lp = sum(float(row(seq[:i])[t]) for i, t in enumerate(seq))
+        end = row(seq)
+        eot_only = lp + float(end[EOT])
+        with_dot = lp + float(np.logaddexp(end[EOT], end[DOT] + row([*seq, DOT])[EOT]))
+        assert min(abs(scored[text] - eot_only), abs(scored[text] - with_dot)) < 1e-4
+
+
+def test_trie_levels_list_every_word_node_once() -> None:
+    trie = build_trie([Candidate(p, None) for p in PHRASES], players=("Ana",))
+    levels = trie_levels(trie, VOCAB.__getitem__)
+    flat = [tuple(s) for level in levels for s in level]
+    assert len(flat) == len(set(flat))
+    assert len(levels) == 3  # "hay cuatro quinas", "Ana, cuatro quinas"
+    assert all(len(s) == 2 * (i + 1) for i, level in enumerate(levels) for s in level)
