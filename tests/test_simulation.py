@@ -175,6 +175,23 @@ def test_a_confirmation_of_what_was_meant_is_answered_si():
     assert s.utterances == len(intended.actions) + 1
 
 
+def test_a_confirmed_correction_is_answered_si_and_counts_as_meant():
+    intended = play(PLAYERS, make_rules("chile"), random.Random(1))
+    i, bid, _ = first_raise_over_a_bid(intended)
+    wrong = words(bid, more=1)
+    # The wrong bid is taken; the correction after it is heard too unsure for an undo
+    # ("¿Dijiste me equivoqué?"): its speaker says sí, and that undo is what was meant.
+    result, recognizer, _ = scripted_game(
+        lambda n, t: [(wrong, 0.95)] if n == i else [(t, 0.55), ("blorp", 0.45)]
+        if n == i + 1 else None)
+    s = result.stats
+    assert result.correct and result.uncorrected == 0
+    assert recognizer.heard[i + 1] in ("me equivoqué", "corrige")
+    assert recognizer.heard[i + 2] == "sí"
+    assert Parser(PLAYERS).parse(recognizer.heard[i + 3]).intent == bid
+    assert (s.wrong_accepts, s.corrections, s.confirmations) == (1, 1, 1)
+
+
 def test_a_confirmation_of_something_else_is_answered_no_and_the_line_repeated():
     intended = play(PLAYERS, make_rules("chile"), random.Random(1))
     i, bid, standing = first_raise_over_a_bid(intended)

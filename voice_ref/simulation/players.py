@@ -70,6 +70,7 @@ class Table:
         self._confirming: tuple[Line, Intent | None] | None = None  # the line, the words' intent
         self._new_game_open = False
         self._last: Line | None = None
+        self._answered: Line | None = None  # the line the last sí / no was about
         self._failed_corrections = 0
         self.gave_up = False
 
@@ -80,8 +81,10 @@ class Table:
         moves = [plain(m) for m in game.move_stack]
         if self._confirming is not None:
             line, words = self._confirming
-            yes = line.kind is Kind.ACTION and same_meaning(words, line.meant)
+            # A correction is confirmed like a call ("¿Dijiste corrige?"): its speaker says sí.
+            yes = line.kind in (Kind.ACTION, Kind.CORRECTION) and same_meaning(words, line.meant)
             answer = "sí" if yes else "no"
+            self._answered = line
             return self._spoken(Line(line.speaker, answer, Kind.ANSWER,
                                      YesIntent() if yes else NoIntent()))
         if self._new_game_open:
@@ -171,10 +174,13 @@ class Table:
             self._new_game_open = self._new_game_question in replies[-1].say
 
     def _meant_after(self, line: Line, before: list[Move]) -> list[Move]:
+        if line.kind is Kind.ANSWER and isinstance(line.meant, YesIntent):
+            line = self._answered or line  # "sí" means what the question was about
         if line.kind is Kind.CORRECTION:
             return before[:-1]
-        if line.kind is Kind.ACTION or (line.kind is Kind.ANSWER and line.meant is not None
-                                        and line.meant.type == "yes"):
+        if line.kind is Kind.ACTION or (
+            line.kind is Kind.ANSWER and isinstance(line.meant, YesIntent)
+        ):
             i = len(before)
             return [*before, self._target[i]] if i < len(self._target) else before
         return before
