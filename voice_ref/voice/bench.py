@@ -37,7 +37,7 @@ import numpy as np
 from voice_ref.language.expecting import Expecting
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.audio_in import read_wav
-from voice_ref.voice.decision import Decision
+from voice_ref.voice.decision import Action, Decision
 from voice_ref.voice.listen import stream
 
 # Fixed 4/4 split of the DEV set's espeak-ng voices (BENCHMARKS.md, "Method").
@@ -111,7 +111,8 @@ def clip_intent(decisions: list[Decision]) -> dict | None:
     """The clip's result: the first game action, else a name alone, else nothing."""
     for want_action in (True, False):
         for d in decisions:
-            if d.action == "accept" and d.intent is not None and d.is_game_action == want_action:
+            accepted = d.action == Action.ACCEPT and d.intent is not None
+            if accepted and d.is_game_action == want_action:
                 return d.intent.to_json()
     return None
 
@@ -215,7 +216,7 @@ def clip_row(label: dict[str, Any], expecting: str, out: dict[str, Any]) -> dict
         "expecting": expecting,
         "expected": expected,
         "got": got,
-        "confirmed": [d.intent.to_json() for d in out["decisions"] if d.action == "confirm"],
+        "confirmed": [d.intent.to_json() for d in out["decisions"] if d.action == Action.CONFIRM],
         "why": [d.why for d in out["decisions"]],
         "correct": _same(got, expected),
         "false_action": expected["type"] == "none"

@@ -48,7 +48,8 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from rapidfuzz import fuzz
 
@@ -78,8 +79,14 @@ from voice_ref.voice.ports import RefereePort
 if TYPE_CHECKING:
     from voice_ref.config import Config
 
-# hold: a fragment kept for its continuation; reask: a fragment that got none.
-Action = Literal["accept", "confirm", "ignore", "hold", "reask"]
+class Action(StrEnum):
+    """What the loop does with an utterance (equal to its protocol string)."""
+
+    ACCEPT = "accept"  # act on it
+    CONFIRM = "confirm"  # ask "¿Dijiste …?" first
+    IGNORE = "ignore"  # table talk or too unsure: nothing said
+    HOLD = "hold"  # a fragment kept for its continuation ("un" | "sexto")
+    REASK = "reask"  # a fragment that got none: ask the table to repeat
 CONSEQUENTIAL = (DudoIntent, CalzoIntent, PasoIntent, UndoIntent, NewGameIntent)
 NAME_GAP_S = 1.5  # a call starting this soon after a name alone is that player's
 # A continuation starting this soon after a fragment's end joins it. Real pauses inside
@@ -168,7 +175,7 @@ class Decision:
 
     @property
     def is_game_action(self) -> bool:
-        return self.action == "accept" and self.intent is not None and not isinstance(
+        return self.action == Action.ACCEPT and self.intent is not None and not isinstance(
             self.intent, NameOnlyIntent
         )
 
@@ -297,37 +304,39 @@ def decide(
         view = replace(view, is_legal=is_legal)
     ranked, free_intent = readings(utterance, parser, view, limits)
     if not ranked:
-        return Decision(None, "ignore", 0.0, why="nothing heard")
+        return Decision(None, Action.IGNORE, 0.0, why="nothing heard")
     best = ranked[0]
     alternatives = tuple((r.intent, round(r.share, 4)) for r in ranked[1:] if r.intent)
     share = round(best.share, 4)
     if best.intent is None:
-        return Decision(None, "ignore", share, alternatives, best.text, "table talk")
+        return Decision(None, Action.IGNORE, share, alternatives, best.text, "table talk")
     against = talk_evidence(
         utterance, best, free_intent, limits, Lexicon.load() if lexicon is None else lexicon
     )
     if isinstance(best.intent, NameOnlyIntent):  # a name alone, unless the audio says otherwise
         if against:
-            return Decision(None, "ignore", share, alternatives, best.text, against)
-        return Decision(best.intent, "accept", share, alternatives, best.text, "a name")
+            return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
+        return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, "a name")
     if (
         _is_name(free_intent)
         and similarity(utterance.free_text, best.text) < limits.talk_similarity
     ):
-        return Decision(free_intent, "accept", share, alternatives, utterance.free_text, "a name")
+        return Decision(
+            free_intent, Action.ACCEPT, share, alternatives, utterance.free_text, "a name"
+        )
     need = limits.accept_consequential if isinstance(best.intent, CONSEQUENTIAL) else limits.accept
     if best.share < limits.confirm:
-        return Decision(None, "ignore", share, alternatives, best.text, "too unsure")
+        return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
     if view.is_legal(best.intent):
         if best.share >= need and not against:
-            return Decision(best.intent, "accept", share, alternatives, best.text)
+            return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text)
         sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
         if against and sure:  # the backend is sure it heard something else: no question
-            return Decision(None, "ignore", share, alternatives, best.text, against)
+            return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
         why = against or f"share {share} below {need}"
-        return Decision(best.intent, "confirm", share, alternatives, best.text, why)
+        return Decision(best.intent, Action.CONFIRM, share, alternatives, best.text, why)
     if against:
-        return Decision(None, "ignore", share, alternatives, best.text, against)
+        return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
     for alt in ranked[1:]:
         if alt.intent is None or isinstance(alt.intent, NameOnlyIntent):
             continue
@@ -337,15 +346,16 @@ def decide(
             rest = tuple((i, s) for i, s in alternatives if i != alt.intent)
             return Decision(
                 alt.intent,
-                "confirm",
+                Action.CONFIRM,
                 round(alt.share, 4),
                 ((best.intent, share), *rest),
                 alt.text,
                 "illegal reading, a legal one is close",
             )
     if best.share < need:
-        return Decision(None, "ignore", share, alternatives, best.text, "illegal and unsure")
-    return Decision(best.intent, "accept", share, alternatives, best.text, "illegal: explained")
+        return Decision(None, Action.IGNORE, share, alternatives, best.text, "illegal and unsure")
+    explained = "illegal: explained"
+    return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, explained)
 
 
 # -- one decider per table: context, carried names ------------------------------------------
@@ -447,13 +457,13 @@ class Decider:
         if 0 <= utterance.start_s - held.utterance.end_s <= self.fragment_gap_s:
             both = joined(held, utterance, self.parser)
             verdict = self._decide(both, view)
-            if verdict.action in ("accept", "confirm") and not isinstance(
+            if verdict.action in (Action.ACCEPT, Action.CONFIRM) and not isinstance(
                 verdict.intent, NameOnlyIntent | None
             ):
                 return self._with_name(verdict, both)
         alone = self._one(utterance, view)
-        if alone.action == "ignore":  # the fragment was not understood: say so
-            return replace(alone, action="reask", why=f"fragment {held.lead!r} not understood")
+        if alone.action == Action.IGNORE:  # the fragment was not understood: say so
+            return replace(alone, action=Action.REASK, why=f"fragment {held.lead!r} not understood")
         return alone
 
     def _decide(self, utterance: Utterance, view: GameView) -> Decision:
@@ -462,16 +472,16 @@ class Decider:
     def _one(self, utterance: Utterance, view: GameView) -> Decision:
         verdict = self._decide(utterance, view)
         lead = fragment_lead(utterance, self.parser, view)
-        if lead and (verdict.action == "ignore" or unfinished(lead)):
+        if lead and (verdict.action == Action.IGNORE or unfinished(lead)):
             self._fragment = Fragment(utterance, lead)
-            return replace(verdict, action="hold", heard=lead, why=f"fragment {lead!r}: held")
+            return replace(verdict, action=Action.HOLD, heard=lead, why=f"fragment {lead!r}: held")
         return self._with_name(verdict, utterance)
 
     def _with_name(self, verdict: Decision, utterance: Utterance) -> Decision:
         pending, self._name = self._name, None
-        if verdict.action == "ignore" or verdict.intent is None:
+        if verdict.action == Action.IGNORE or verdict.intent is None:
             return verdict
-        if _is_name(verdict.intent) and verdict.action == "accept":
+        if _is_name(verdict.intent) and verdict.action == Action.ACCEPT:
             self._name = (str(verdict.intent.player), utterance.end_s)
             return verdict
         if (
@@ -585,14 +595,15 @@ class TableDecider:
     def __call__(self, utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
         verdict = self._decider(referee)(utterance, game_view(referee, expecting))
         text = verdict.heard or (utterance.best.text if utterance.best else "")
-        if expecting == Expecting.TURN and verdict.action == "accept" and _is_name(verdict.intent):
+        accepted = verdict.action == Action.ACCEPT
+        if expecting == Expecting.TURN and accepted and _is_name(verdict.intent):
             # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
             # usually follows the name; the decider gives the name to that call.
-            return Heard("ignore", text, verdict.intent, verdict.score)
+            return Heard(Action.IGNORE, text, verdict.intent, verdict.score)
         question = ""
-        if verdict.action == "confirm":
+        if verdict.action == Action.CONFIRM:
             question = confirm_question(referee, verdict.intent, text)
-        elif verdict.action == "reask":
+        elif verdict.action == Action.REASK:
             question = referee.prompts.say("ask.say_again")
         return Heard(verdict.action, text, verdict.intent, verdict.score, question)
 

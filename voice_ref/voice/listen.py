@@ -71,7 +71,7 @@ def main(args: argparse.Namespace) -> int:
     from voice_ref.language.parser import Parser
     from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
     from voice_ref.voice.audio_in import read_wav
-    from voice_ref.voice.decision import decide
+    from voice_ref.voice.decision import Action, decide
 
     config = load_config(getattr(args, "config", None))
     players = (
@@ -118,7 +118,7 @@ def main(args: argparse.Namespace) -> int:
             "alternatives": [{"text": h.text, "score": h.score} for h in utt.hypotheses[:5]],
             "intent": decision.intent.to_json()
             if decision.is_game_action
-            or (decision.action == "accept" and decision.intent is not None)
+            or (decision.action == Action.ACCEPT and decision.intent is not None)
             else None,
             "action": decision.action,
             "score": decision.score,

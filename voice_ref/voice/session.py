@@ -24,7 +24,7 @@ from voice_ref.language.expecting import QUESTIONS
 from voice_ref.language.intents import Intent
 from voice_ref.language.inventory import Phrase
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
-from voice_ref.voice.decision import DeciderFn, Heard, HoldsFragments, phrases_now
+from voice_ref.voice.decision import Action, DeciderFn, Heard, HoldsFragments, phrases_now
 from voice_ref.voice.display import TableView
 from voice_ref.voice.ports import AnnouncerPort, DisplayPort, RefereePort
 
@@ -165,14 +165,14 @@ class VoiceSession:
         if self._pending_confirm is not None:
             self._answer_confirmation(heard)
             return
-        if heard.action == "accept" and heard.intent is not None:
+        if heard.action == Action.ACCEPT and heard.intent is not None:
             self._respond(self.referee.handle_intent(heard.intent, heard=heard.text))
-        elif heard.action == "confirm" and heard.intent is not None:
+        elif heard.action == Action.CONFIRM and heard.intent is not None:
             self._pending_confirm = heard.intent
             self._ask(heard.question)
-        elif heard.action == "hold":  # "un" | ...: wait for the rest of the call
+        elif heard.action == Action.HOLD:  # "un" | ...: wait for the rest of the call
             self._fragment_at = t if t is not None else float("-inf")
-        elif heard.action == "reask" and heard.question:
+        elif heard.action == Action.REASK and heard.question:
             self._ask(heard.question)
         # "ignore": table talk — no action, nothing said, no protocol object.
 
@@ -188,7 +188,7 @@ class VoiceSession:
             self._ask(question)
 
     def _answer_confirmation(self, heard: Heard) -> None:
-        kind = getattr(heard.intent, "type", None) if heard.action == "accept" else None
+        kind = getattr(heard.intent, "type", None) if heard.action == Action.ACCEPT else None
         intent, self._pending_confirm = self._pending_confirm, None
         if kind == "yes" and intent is not None:
             self._respond(self.referee.handle_intent(intent, heard=heard.text))
@@ -196,7 +196,7 @@ class VoiceSession:
             self._ask(self.referee.prompts.say("ask.say_again"))
         else:
             self._pending_confirm = intent  # not an answer: the question stands
-            if heard.action != "ignore":
+            if heard.action != Action.IGNORE:
                 self._ask(self._last_question)
 
     def _respond(self, reply: Reply) -> None:
