@@ -70,7 +70,6 @@ class Table:
         self._confirming: tuple[Line, Intent | None] | None = None  # the line, the words' intent
         self._new_game_open = False
         self._last: Line | None = None
-        self._answered: Line | None = None  # the line the last sí / no was about
         self._failed_corrections = 0
         self.gave_up = False
 
@@ -84,7 +83,6 @@ class Table:
             # A correction is confirmed like a call ("¿Dijiste corrige?"): its speaker says sí.
             yes = line.kind in (Kind.ACTION, Kind.CORRECTION) and same_meaning(words, line.meant)
             answer = "sí" if yes else "no"
-            self._answered = line
             return self._spoken(Line(line.speaker, answer, Kind.ANSWER,
                                      YesIntent() if yes else NoIntent()))
         if self._new_game_open:
@@ -175,7 +173,8 @@ class Table:
 
     def _meant_after(self, line: Line, before: list[Move]) -> list[Move]:
         if line.kind is Kind.ANSWER and isinstance(line.meant, YesIntent):
-            line = self._answered or line  # "sí" means what the question was about
+            # "sí" means what the question was about (still pending while it is observed)
+            line = self._confirming[0] if self._confirming else line
         if line.kind is Kind.CORRECTION:
             return before[:-1]
         if line.kind is Kind.ACTION or (
