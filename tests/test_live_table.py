@@ -113,12 +113,17 @@ backend = "whisper"
 whisper_model = "{WHISPER}"
 """, encoding="utf-8")
     options = BenchOptions(games=1, preset="chile", players=("Ana", "Beto"),
-                           voices=("es+m1", "es-419+f2"), seed=3, backend="whisper")
+                           voices=("es+m1", "es-419+f2"), seed=3, backend="whisper",
+                           rows=tmp_path / "lines.jsonl")
     summary = run(options, load_config(path))
     print(summary)
     assert summary["games"] == 1
     assert summary["games_correct"] == 1, summary
     assert summary["uncorrected"] == 0, summary
+    rows = [json.loads(line) for line in (tmp_path / "lines.jsonl").read_text().splitlines()]
+    spoken = summary["utterances"] + summary["extra_utterances"]
+    assert len(rows) == spoken and all(row["game"] == 1 for row in rows)
+    assert sum(row["wrong_accept"] for row in rows) == summary["wrong_accepts"]
 
 
 def ctrl_c_works() -> None:

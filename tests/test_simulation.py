@@ -4,6 +4,7 @@ scripted recognizer hears as the rendered words (tests/scripted_table.py)."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -113,7 +114,8 @@ def test_every_phrasing_means_the_intended_action(preset):
 
 
 def scripted_game(mishear=lambda _n, _t: None, style=QUIET, seed=1, preset="chile",
-                  players=PLAYERS) -> tuple[GameResult, EchoRecognizer, IntendedGame]:
+                  players=PLAYERS, on_row=lambda _row: None,
+                  ) -> tuple[GameResult, EchoRecognizer, IntendedGame]:
     setup = TableSetup(players, preset=preset)
     intended = play(players, setup.rules, random.Random(seed))
     recognizer = EchoRecognizer(mishear)
@@ -122,7 +124,8 @@ def scripted_game(mishear=lambda _n, _t: None, style=QUIET, seed=1, preset="chil
     table = Table(intended, Phrasing(random.Random(seed), players, style=style), Prompts.load(),
                   random.Random(seed))
     voices = ToneVoices(recognizer)
-    result = play_game(session, referee, announcer, table, voices.render, random.Random(seed))
+    result = play_game(session, referee, announcer, table, voices.render, random.Random(seed),
+                       on_row=on_row)
     assert recognizer.heard == [text for _, text in voices.said]  # never the referee's voice
     return result, recognizer, intended
 
@@ -160,6 +163,23 @@ def test_a_wrong_bid_taken_is_undone_and_said_again():
     assert recognizer.heard[i + 1] in ("me equivoqué", "corrige")
     assert Parser(PLAYERS).parse(recognizer.heard[i + 2]).intent == bid  # said plainly again
     assert s.utterances == len(intended.actions) + 2
+
+
+def test_every_line_gets_a_row_and_the_wrong_accept_is_marked_on_its_line():
+    intended = play(PLAYERS, make_rules("chile"), random.Random(1))
+    i, bid, _ = first_raise_over_a_bid(intended)
+    wrong = words(bid, more=1)
+    rows = []
+    result, recognizer, _ = scripted_game(lambda n, t: [(wrong, 0.95)] if n == i else None,
+                                          on_row=rows.append)
+    assert [row.line.text for row in rows] == recognizer.heard  # one row a line, in order
+    marked = [row for row in rows if row.wrong_accept]
+    assert len(marked) == result.stats.wrong_accepts == 1
+    row = marked[0].to_json()
+    assert row["said"] == recognizer.heard[i] and row["meant"] == bid.to_json()
+    assert [h["text"] for h in row["heard"]] == [wrong]
+    assert row["heard"][0]["action"] == "accept" and row["referee_said"]
+    json.dumps(row)  # a JSON Lines row as written by `bench --games --rows`
 
 
 def test_a_confirmation_of_what_was_meant_is_answered_si():

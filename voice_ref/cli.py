@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="DEV voices to use (see BENCHMARKS.md, Method)")
     bench.add_argument("--every", type=int, default=1, help="every N-th clip of each category")
     bench.add_argument("--categories", help="only these label categories (comma-separated)")
-    bench.add_argument("--rows", metavar="JSONL", help="write every clip's result here")
+    bench.add_argument("--rows", metavar="JSONL", help="write every clip's result here (with "
+                       "--games: every line a player said, what was heard and done)")
     sim = bench.add_argument_group("simulated table (voice_ref/simulation)")
     sim.add_argument("--games", type=int, help="play N whole spoken games")
     sim.add_argument("--players", help="comma-separated names in seat order")

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from voice_ref.simulation.announcer import SimulatedAnnouncer
 from voice_ref.simulation.phrasing import Phrasing
 from voice_ref.simulation.players import Table
 from voice_ref.simulation.render import NoiseBank, Renderer, Voice, espeak, espeak_available
-from voice_ref.simulation.runner import GameResult, play_game, wire
+from voice_ref.simulation.runner import GameResult, LineRow, play_game, wire
 from voice_ref.simulation.script import play
 from voice_ref.simulation.summary import GameScore, summarize
 from voice_ref.voice.asr.base import Recognizer
@@ -42,6 +43,7 @@ class BenchOptions:
     snr_db: float | None = None
     seed: int = 0
     backend: str | None = None
+    rows: Path | None = None  # every line's result, as JSON Lines (`LineRow`)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -96,6 +98,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         snr_db=args.snr if args.snr is not None else (12.0 if args.noise else None),
         seed=args.seed if args.seed is not None else 0,
         backend=args.backend,
+        rows=Path(args.rows) if getattr(args, "rows", None) else None,
     )
 
 
@@ -117,6 +120,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
     cache: dict[str, np.ndarray] = {}
     scores: list[GameScore] = []
     results: list[GameResult] = []
+    rows_out = options.rows.open("w", encoding="utf-8") if options.rows else None
     for g in range(options.games):
         def rng(part: str, g: int = g) -> random.Random:
             return random.Random(f"{options.seed}:{g}:{part}")
@@ -132,7 +136,9 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
         table = Table(intended, phrasing, prompts, rng("table"))
         result = play_game(session, referee, announcer, table, renderer.render, rng("time"),
                            on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))
-                           if progress else (lambda _l: None))
+                           if progress else (lambda _l: None),
+                           on_row=(lambda row, g=g: _write_row(rows_out, g, row))
+                           if rows_out else (lambda _row: None))
         results.append(result)
         if progress:
             print(f"\rgame {g + 1}/{options.games}: {'correct' if result.correct else 'WRONG'}, "
@@ -147,9 +153,16 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                                model=str(getattr(recognizer, "model", "?")))
             print(f"after game {g + 1}: {json.dumps(so_far, ensure_ascii=False)}",
                   file=sys.stderr, flush=True)
+    if rows_out is not None:
+        rows_out.close()
     assert recognizer is not None
     return summarize(scores, backend=getattr(recognizer, "name", "?"),
                      model=str(getattr(recognizer, "model", "?")))
+
+
+def _write_row(out: TextIO, game: int, row: LineRow) -> None:
+    out.write(json.dumps({"game": game + 1, **row.to_json()}, ensure_ascii=False) + "\n")
+    out.flush()  # a long run that is stopped keeps its rows
 
 
 def _cached(cache: dict[str, np.ndarray], text: str, voice: Voice) -> np.ndarray:

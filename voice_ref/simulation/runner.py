@@ -25,8 +25,8 @@ from voice_ref.simulation.announcer import SimulatedAnnouncer
 from voice_ref.simulation.phrasing import Line
 from voice_ref.simulation.players import Table, TableStats
 from voice_ref.simulation.script import IntendedGame, plain
-from voice_ref.voice.asr.base import Recognizer
-from voice_ref.voice.decision import make_decider
+from voice_ref.voice.asr.base import Recognizer, Utterance
+from voice_ref.voice.decision import Heard, make_decider
 from voice_ref.voice.session import VoiceSession
 
 BLOCK_S = 0.1  # as the microphone delivers
@@ -104,8 +104,10 @@ def play_game(
     *,
     max_lines: int | None = None,
     on_line: Callable[[Line], None] = lambda _line: None,
+    on_row: Callable[[LineRow], None] = lambda _row: None,
 ) -> GameResult:
-    """One whole game, start to winner (or until the players give up after `max_lines`)."""
+    """One whole game, start to winner (or until the players give up after `max_lines`).
+    `on_row` gets what became of every line (`LineRow`: `voice-ref bench --games --rows`)."""
     sr = session.recognizer.sample_rate
     step = int(sr * BLOCK_S)
     intended = table.intended
@@ -114,6 +116,8 @@ def play_game(
     transcript: list[str] = []
     t = busy_until = busy = 0.0
     lines = 0
+    heard: list[tuple[Utterance, Heard]] = []
+    session.on_heard = lambda utterance, verdict: heard.append((utterance, verdict))
 
     def commit(at: float) -> int:
         new = announcer.commit(at)
@@ -161,11 +165,17 @@ def play_game(
         answered = flight.answered_at is not None
         if (answered and t >= announcer.quiet_from) or (not answered
                                                         and t >= flight.audio_end + WAIT_S):
+            latency_ms = None
             if flight.answered_at is not None:
-                table.stats.latencies_ms.append((flight.answered_at - flight.speech_end) * 1000)
+                latency_ms = (flight.answered_at - flight.speech_end) * 1000
+                table.stats.latencies_ms.append(latency_ms)
+            wrong_before = table.stats.wrong_accepts
+            said_meanwhile = [x.text for x in announcer.lines[flight.lines_at :]]
             table.observe(flight.line, flight.before, referee.game,
-                          session.replies[flight.replies_at :],
-                          [x.text for x in announcer.lines[flight.lines_at :]])
+                          session.replies[flight.replies_at :], said_meanwhile)
+            on_row(LineRow(flight.line, flight.speech_start, tuple(heard), tuple(said_meanwhile),
+                           table.stats.wrong_accepts > wrong_before, latency_ms))
+            heard.clear()
             flight = None
             ready_at = max(t, announcer.quiet_from) + rng.uniform(*REACTION_S)
     session.finish()
@@ -175,6 +185,45 @@ def play_game(
     correct = moves == target and referee.game.snapshot() == intended.final.snapshot()
     return GameResult(intended, correct, moves == target, len(moves) - agree, table.stats,
                       busy, t, transcript)
+
+
+@dataclass(frozen=True)
+class LineRow:
+    """What became of one line a simulated player said: what the loop heard and decided
+    (every utterance decided while the line was in flight), what the referee said, and
+    whether the game changed in a way nobody meant."""
+
+    line: Line
+    at_s: float  # start of the speech on the table's clock
+    heard: tuple[tuple[Utterance, Heard], ...]
+    referee_said: tuple[str, ...]
+    wrong_accept: bool
+    latency_ms: float | None
+
+    def to_json(self) -> dict[str, object]:
+        meant = self.line.meant
+        return {
+            "at_s": round(self.at_s, 2),
+            "speaker": self.line.speaker,
+            "said": self.line.text,
+            "kind": self.line.kind.value,
+            "meant": None if meant is None else meant.to_json(),
+            "heard": [
+                {
+                    "action": str(verdict.action),
+                    "text": verdict.text,
+                    "intent": None if verdict.intent is None else verdict.intent.to_json(),
+                    "score": verdict.score,
+                    "free": utterance.free_text,
+                    "fluency": utterance.free_fluency,
+                    "hypotheses": [[h.text, h.score] for h in utterance.hypotheses[:4]],
+                }
+                for utterance, verdict in self.heard
+            ],
+            "referee_said": list(self.referee_said),
+            "wrong_accept": self.wrong_accept,
+            "latency_ms": None if self.latency_ms is None else round(self.latency_ms, 1),
+        }
 
 
 @dataclass

@@ -73,6 +73,7 @@ class VoiceSession:
         on_listening: Callable[[int], None] | None = None,
         opening_extra: Mapping[str, object] | None = None,
         clock: Callable[[], float] | None = None,
+        on_heard: Callable[[Utterance, Heard], None] | None = None,
     ) -> None:
         self.referee = referee
         self.recognizer = recognizer
@@ -85,6 +86,7 @@ class VoiceSession:
         self.fragment_wait_s = fragment_wait_s
         self.accept_audio = accept_audio  # push-to-talk: is the table's key held now?
         self.on_listening = on_listening
+        self.on_heard = on_heard  # every decided utterance (the simulated table's --rows)
         self.opening_extra = dict(opening_extra or {})  # extra keys of the first JSON object
         self.replies: list[Reply] = []
         self.reasks = 0
@@ -161,6 +163,8 @@ class VoiceSession:
     def _on_utterance(self, utterance: Utterance, t: float | None) -> None:
         heard = self.decide(utterance, self.referee, self._expecting())
         self._last_heard = (heard.text, heard.score)
+        if self.on_heard is not None:
+            self.on_heard(utterance, heard)
         self._fragment_at = None  # the decider joined or dropped any held fragment
         if self._pending_confirm is not None:
             self._answer_confirmation(heard)
