@@ -13,7 +13,7 @@ from voice_ref.dialogue.referee import Referee
 from voice_ref.dialogue.setup import TableSetup
 from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import game_view, make_decider
+from voice_ref.voice.decision import game_view, make_decider, phrases_now
 
 
 def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:
@@ -91,3 +91,22 @@ def test_the_recognizer_listens_only_for_quantities_on_the_table(tmp_path: Path)
     assert 0 < len(now) < len(everything)
     assert max(p.intent.quantity for p in now if isinstance(p.intent, BidIntent)) == 15
     assert {p.intent.type for p in now} == {p.intent.type for p in everything}
+
+
+def test_a_bid_taken_back_is_not_heard_again_until_the_game_moves_on(tmp_path: Path) -> None:
+    """ "dos cuadras" heard as "dos donas", undone, said again and heard "dos donas" again
+    (fourteen times in one simulated game): the reading just taken back is no candidate."""
+    referee = referee_at_a_bid(tmp_path, "una quina")
+    decide = make_decider(load_config())
+    misheard = utt(("dos donas", 0.8), ("dos cuadras", 0.15), ("x", 0.05))
+    first = decide(misheard, referee, referee.expecting)
+    assert first.action == "accept" and first.intent == BidIntent(quantity=2, face=2)
+    referee.handle_intent(first.intent)
+    assert referee.handle_text("me equivoqué").accepted
+    assert referee.taken_back() == BidIntent(quantity=2, face=2)
+    again = decide(misheard, referee, referee.expecting)
+    assert again.intent == BidIntent(quantity=2, face=4)
+    texts = {p.text for p in phrases_now(referee)}
+    assert "dos donas" not in texts and "dos cuadras" in texts  # not offered to Whisper
+    referee.handle_intent(again.intent)
+    assert referee.taken_back() is None  # the game moved on: any bid may come next

@@ -532,3 +532,26 @@ def test_undo_confirmation_is_logged_so_replay_agrees():
     assert resumed_after(["cinco quinas", "dudo", "cuatro", "me equivoqué", "sí"]) == (
         "Seguimos la partida. ¿Cuántas quinas hay, contando ases?"
     )
+
+
+def test_the_recognizer_is_offered_what_tables_say_not_only_the_plain_phrases():
+    """A name before the call and a filler are offered too: offered only "tres trenes",
+    Whisper heard "son cuatro sextos" as "catorce sextos" (a simulated game)."""
+    from voice_ref.language.grammar import Level
+    from voice_ref.language.inventory import PhraseInventory
+
+    ref = referee()
+    offered = {p.text: p.intent for p in ref.allowed_phrases()}
+    plain = PhraseInventory(list(ABC)).phrases("turn", level=Level.CORE)
+    assert {p.text for p in plain} <= offered.keys()
+    assert offered["son cuatro sextos"] == offered["cuatro sextos"]
+    named = offered[f"{ABC[2]} tres trenes"]
+    assert named.player == ABC[2] and named.quantity == 3 and named.face == 3
+
+
+def test_only_a_bid_is_held_back_after_an_undo():
+    ref = referee(overrides={"start_dice": 2})
+    play(ref, ["una quina", "dudo"])
+    assert ref.taken_back() is None
+    play(ref, ["me equivoqué"])  # the dudo, before the count
+    assert ref.expecting == "turn" and ref.taken_back() is None  # a real dudo may follow

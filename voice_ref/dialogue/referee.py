@@ -47,7 +47,7 @@ from voice_ref.language.intents import (
     YesIntent,
     intent_from_json,
 )
-from voice_ref.language.inventory import PhraseInventory
+from voice_ref.language.inventory import Phrase, PhraseInventory
 from voice_ref.language.parser import Parser
 from voice_ref.language.spoken import addressed_stranger, face_alone
 from voice_ref.rules.bid import Bid
@@ -152,6 +152,7 @@ class Referee:
         self._steps: list[_Step] = []
         self._last_say = ""
         self._last_result: Outcome | None = None  # the result, while it is the last line
+        self._taken_back: tuple[int, Bid] | None = None  # (moves then, the bid taken back)
         self._start_game(games=1)
 
     # ----------------------------------------------------------------- public API
@@ -165,13 +166,29 @@ class Referee:
             return Expecting.COUNT  # "¿qué sacaste?" is answered with a number
         return _EXPECTING[self.game.awaiting]
 
-    def allowed_phrases(self) -> list[Any]:
-        """The phrases that make sense now (for a recognizer's grammar)."""
+    def allowed_phrases(self) -> list[Phrase]:
+        """The phrases that make sense now (for a recognizer's grammar), as tables say them:
+        with one decoration ("Carla, tres trenes", "son cuatro sextos"). Offered only the
+        plain phrases, Whisper heard "son cuatro sextos" as "catorce sextos" and ignored
+        "Carla, tres trenes" (a simulated game, BENCHMARKS.md "Whole games", session 4)."""
         if self._inventory is None:
             self._inventory = PhraseInventory(
                 list(self.players), self.setup.dialect, clean_bids=self.rules.clean_bids
             )
-        return self._inventory.phrases(self.expecting)
+        return self._inventory.phrases(self.expecting, canonical=False)
+
+    def taken_back(self) -> BidIntent | None:
+        """The bid just taken back with "me equivoqué", while the game is still where it was
+        taken back. The player says the call again, and it was not that one: the voice layer
+        does not offer that reading again (a simulated game heard "dos cuadras" as "dos
+        donas" fourteen times in a row, each undone). Only bids: a dudo taken back was
+        usually table talk, and a real dudo may well follow."""
+        if self._taken_back is None:
+            return None
+        moves, bid = self._taken_back
+        if len(self.game.move_stack) != moves:
+            return None
+        return BidIntent(quantity=bid.quantity, face=int(bid.face), clean=bid.clean)
 
     def is_legal(self, intent: Intent) -> bool:
         """Whether the game would accept this intent now (the voice layer asks before acting,
@@ -565,6 +582,8 @@ class Referee:
         step = self._steps.pop()
         self._restore(step)
         self._last_result = None
+        if isinstance(step.move, Raise):
+            self._taken_back = (len(self.game.move_stack), step.move.bid)
         say = join(self.prompts.say("announce.undone", what=step.what), self._question())
         self._write(intent, heard)
         self._last_say = say

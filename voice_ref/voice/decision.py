@@ -133,6 +133,7 @@ class GameView:
     dice_on_table: int | None = None
     likely: frozenset[Intent] = frozenset()
     is_legal: Callable[[Intent], bool] = lambda _intent: True
+    taken_back: Intent | None = None  # just undone ("me equivoqué"): not that reading again
 
     @classmethod
     def of_context(cls, context: ListenContext, **kw) -> GameView:  # noqa: ANN003
@@ -142,6 +143,8 @@ class GameView:
     def possible(self, intent: Intent) -> bool:
         """Could this be an answer now, whatever its legality? (see module docstring, 2)"""
         if self.kinds is not None and intent.type not in self.kinds:
+            return False
+        if self.taken_back is not None and _bare(intent) == self.taken_back:
             return False
         match intent:
             case (
@@ -561,7 +564,8 @@ def game_view(
         standing = None if game.bid is None else _bid_intent(game.bid)
         likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
     return GameView(
-        kinds=kinds, dice_on_table=game.dice_on_table, likely=likely, is_legal=referee.is_legal
+        kinds=kinds, dice_on_table=game.dice_on_table, likely=likely, is_legal=referee.is_legal,
+        taken_back=referee.taken_back() if expecting == referee.expecting else None,
     )
 
 

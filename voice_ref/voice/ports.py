@@ -69,6 +69,8 @@ class RefereePort(Protocol):
 
     def is_legal(self, intent: Intent) -> bool: ...
 
+    def taken_back(self) -> Intent | None: ...
+
 
 class AnnouncerPort(Protocol):
     """The loudspeaker: says lines in order and knows when its voice is in the air."""
