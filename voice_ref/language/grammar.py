@@ -13,7 +13,7 @@ Sampling keeps a phrase's words in agreement ("una quina limpia", "veintiún
 trenes"); matching tolerates the slips people make ("veintiuno quinas"),
 except where the slip changes the meaning (a face said as a number must agree:
 "cuatro cincos" is a bid, "cuatro cinco" is not). Sampling is bounded by a
-`Level`: no decorations (`CORE`, the live recognizers' lists), at most one (`COMMON`:
+`Level`: no decorations (`CORE`), at most one (`COMMON`, the live recognizers' lists:
 a name, a filler, "yo", a face said as a number; the bench's lists), or every
 expansion (`ALL`, the round-trip check). Each optional part, slot value and uncommon
 rule says what it costs; rare decorations ("a ver", "no más", "no te creo", a

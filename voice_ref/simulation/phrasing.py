@@ -4,9 +4,9 @@ Players do not talk like a list: they put fillers before bids ("subo a cinco qui
 name before a call ("Beto, dudo"), face names of other regions, ask the referee things now
 and then, talk among themselves between turns and sometimes call a raise that is too low.
 Every game phrase comes from the one grammar (`voice_ref.language.grammar`, through the
-phrase inventory): the plain phrases the recognizers are offered (`Level.CORE`) and those
-with one decoration (`Level.COMMON`), so the simulated table speaks exactly what the referee
-claims to understand, and nothing else.
+phrase inventory): the plain phrases (`Level.CORE`) and those with one decoration
+(`Level.COMMON`, what the recognizers are offered), so the simulated table speaks exactly
+what the referee claims to understand, and nothing else.
 """
 
 from __future__ import annotations
