@@ -131,7 +131,7 @@ def test_accept_score_is_the_boundary_for_a_bid(threshold: float) -> None:
 # -- consequential actions need more evidence ------------------------------------------------
 
 
-@pytest.mark.parametrize("words", ["dudo", "calzo", "paso", "me equivoqué"])
+@pytest.mark.parametrize("words", ["dudo", "calzo", "paso", "me equivoqué", "sí"])
 @pytest.mark.parametrize(
     ("share", "action"), [(0.9, "accept"), (0.6, "confirm"), (0.3, "ignore")]
 )

@@ -19,7 +19,8 @@ bench. Steps, for each utterance:
    whose length cannot fit the speech. With it, the reading is at most confirmed.
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
-   they end a round or rewrite it) needs `accept_consequential`; a legal reading
+   they end a round or rewrite it) and a "sí" (it commits what was asked) need
+   `accept_consequential`; a legal reading
    between `confirm` and its threshold is **confirmed** ("¿Dijiste cuatro quinas?")
    instead of ignored.
 6. **Legality.** An illegal best reading with a legal one within `confirm_margin`
@@ -65,6 +66,7 @@ from voice_ref.language.intents import (
     NumberIntent,
     PasoIntent,
     UndoIntent,
+    YesIntent,
 )
 from voice_ref.language.inventory import Phrase
 from voice_ref.language.lexicon import Lexicon
@@ -327,7 +329,9 @@ def decide(
         return Decision(
             free_intent, Action.ACCEPT, share, alternatives, utterance.free_text, "a name"
         )
-    need = limits.accept_consequential if isinstance(best.intent, CONSEQUENTIAL) else limits.accept
+    # A "sí" commits what the referee asked about (a bid, a dudo, an undone result): as sure.
+    committing = isinstance(best.intent, (*CONSEQUENTIAL, YesIntent))
+    need = limits.accept_consequential if committing else limits.accept
     if best.share < limits.confirm:
         return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
     if view.is_legal(best.intent):
