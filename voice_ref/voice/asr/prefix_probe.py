@@ -5,7 +5,7 @@ that extend sequences it asked for before ("Cuatro" -> "Cuatro quinas"). A
 `PrefixProbe` remembers every sequence it scored (its log-probability and the few
 next-token entries the search reads, a `TokenRow`) and, while it is kept, the
 decoder state, so a child costs one decoder pass over its new tokens only (a word's
-tokens at once), batched with the other sequences that need as many new tokens.
+tokens at once), batched with the other sequences of the call, whatever their new token counts.
 """
 
 from __future__ import annotations
