@@ -16,6 +16,7 @@ from voice_ref.voice.asr.phrase_search import (
     build_trie,
     first_tokens,
     search,
+    token_prefixes_exceed,
     trie_levels,
 )
 
@@ -102,3 +103,15 @@ def test_trie_levels_list_every_word_node_once() -> None:
     assert len(flat) == len(set(flat))
     assert len(levels) == 3  # "hay cuatro quinas", "Ana, cuatro quinas"
     assert all(len(s) == 2 * (i + 1) for i, level in enumerate(levels) for s in level)
+
+
+def test_token_prefix_count_stops_at_its_limit_with_the_right_answer() -> None:
+    """Whether a trie is small enough to score exhaustively, decided without listing
+    every token prefix: the same answer as counting them all, at every limit."""
+    trie = build_trie([Candidate(p, None) for p in PHRASES], ["Ana"])
+    prefixes = {
+        tuple(s[:i]) for level in trie_levels(trie, VOCAB.__getitem__) for s in level
+        for i in range(1, len(s) + 1)
+    }
+    for limit in (0, 1, len(prefixes) - 1, len(prefixes), len(prefixes) + 1, 10**6):
+        assert token_prefixes_exceed(trie, VOCAB.__getitem__, limit) == (len(prefixes) > limit)

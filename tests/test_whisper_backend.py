@@ -128,6 +128,21 @@ def test_a_small_context_scores_every_phrase(recognizer) -> None:  # noqa: ANN00
     assert utt.extra["phrases_scored"] >= len(texts)  # every phrase (+ the free transcript)
 
 
+def test_a_context_set_again_is_not_compiled_again(recognizer) -> None:  # noqa: ANN001
+    """The bench and a session set the same contexts over and over: the trie of a phrase
+    set seen lately is reused (the big "turn" context took seconds to compile)."""
+    inventory = PhraseInventory(recognizer.players)
+    yes_no = ListenContext("yes_no", tuple(inventory.phrases("yes_no", canonical=False)))
+    count = ListenContext("count", tuple(inventory.phrases("count", canonical=False)))
+    recognizer.set_context(yes_no)
+    trie = recognizer._trie
+    recognizer.set_context(count)
+    assert recognizer._trie is not trie
+    recognizer.set_context(ListenContext("yes_no", tuple(list(yes_no.phrases))))  # equal, a copy
+    assert recognizer._trie is trie
+    assert recognizer._exhaustive
+
+
 def test_the_prior_is_what_the_correction_removes(recognizer) -> None:  # noqa: ANN001
     """The decoder expects a short common reply more than a rare bid without any
     speech: that advantage is what PMI subtracts (lambda x the prior)."""

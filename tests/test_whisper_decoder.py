@@ -164,6 +164,28 @@ def test_kv_cached_steps_equal_a_full_recomputation(whisper) -> None:  # noqa: A
     assert np.allclose(batched[1], full[7:9], atol=1e-4)
 
 
+def test_prefixes_fed_different_numbers_of_tokens_share_one_pass(whisper) -> None:  # noqa: ANN001
+    """The probe feeds a level's prefixes together whatever their new token counts (a
+    one-token word beside a three-token one): each gets what it gets alone."""
+    rec, dec, _, audio = whisper
+    cross = dec.cross(np.asarray(rec._encode(audio)))
+    tokens = rec._start() + rec._tok.encode(" Ana, cinco quinas")
+    short, _ = dec.run(cross, dec.empty_state(), tokens[:4])
+    long, _ = dec.run(cross, dec.empty_state(), tokens[:6])
+    fed = [tokens[4:5], tokens[6:9], tokens[4:6]]
+    states, hidden = dec.step_hidden(cross, [short, long, short], fed)
+    assert hidden.shape[:2] == (3, 3)
+    for i, (parent, new) in enumerate(zip([short, long, short], fed, strict=True)):
+        alone_state, alone = dec.run(cross, parent, new)
+        n = len(new)
+        assert states[i].length == parent.length + n
+        assert np.allclose(states[i].kv, alone_state.kv, atol=1e-4)
+        rows = hidden[i, :n] @ dec.embeddings.T
+        rows = rows - dec.log_normalizer(hidden[i, :n])[:, None]
+        assert np.allclose(rows, alone, atol=1e-3)
+        assert not hidden[i, n:].any()  # padding stays zero
+
+
 def test_the_probe_scores_a_sequence_the_same_however_it_gets_there(whisper) -> None:  # noqa: ANN001
     """From its cached parent, from the start, or together with siblings: same numbers."""
     from voice_ref.voice.asr.prefix_probe import PrefixProbe

@@ -5,7 +5,7 @@ that extend sequences it asked for before ("Cuatro" -> "Cuatro quinas"). A
 `PrefixProbe` remembers every sequence it scored (its log-probability and the few
 next-token entries the search reads, a `TokenRow`) and, while it is kept, the
 decoder state, so a child costs one decoder pass over its new tokens only (a word's
-tokens at once), batched with the other sequences that need as many new tokens.
+tokens at once), batched with the other sequences of the call, whatever their new token counts.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from voice_ref.voice.asr.phrase_search import TokenRow
 from voice_ref.voice.asr.whisper_decoder import DecoderState, WhisperDecoder
 
-CHUNK_POSITIONS = 64  # token positions per decoder step: bounds the [.., vocab] logits
+CHUNK_POSITIONS = 64  # new token positions per decoder step: bounds its arrays (KV, logits)
 
 
 class KeepStates(Enum):
@@ -63,13 +63,16 @@ class PrefixProbe:
         self.max_entries = max_entries
         self.steps = 0  # decoder passes (each streams all the weights)
         self.rows = 0  # token positions computed
-        state, rows = decoder.run(self.cross, decoder.empty_state(), list(start))
+        self._column_rows = np.zeros((0, decoder.dim), np.float32)  # output weights
+        (state,), hidden = decoder.step_hidden(self.cross, [decoder.empty_state()], [list(start)])
         self.steps += 1
         self.rows += len(start)
-        self.root_row = rows[-1]  # whole vocabulary: any first token can be read
+        # The start's last hidden state and normalizer: any first token can be read.
+        self._root_hidden = hidden[0, -1]
+        self._root_norm = float(decoder.log_normalizer(hidden[0, -1:])[0])
         self._generation = 0
         self._entries: dict[tuple[int, ...], _Entry] = {
-            (): _Entry(0.0, self._compact(self.root_row), state, 0)
+            (): _Entry(0.0, self._compact(hidden[0, -1:], self._root_norm)[0], state, 0)
         }
 
     def __len__(self) -> int:
@@ -95,9 +98,13 @@ class PrefixProbe:
 
     # --- internals -------------------------------------------------------------------------
 
-    def _compact(self, row: np.ndarray) -> np.ndarray:
-        index = np.fromiter(self.columns, dtype=np.int64, count=len(self.columns))
-        return row[index].astype(np.float32)
+    def _compact(self, hidden: np.ndarray, norm: np.ndarray | float) -> np.ndarray:
+        """log P at the columns [m, columns] from hidden states [m, d] and normalizers."""
+        if len(self._column_rows) < len(self.columns):
+            tokens = np.fromiter(self.columns, dtype=np.int64, count=len(self.columns))
+            self._column_rows = self.decoder.embeddings[tokens]
+        logits = hidden @ self._column_rows[: len(self.columns)].T
+        return (logits - np.reshape(norm, (-1, 1))).astype(np.float32)
 
     def _complete(self, key: tuple[int, ...]) -> bool:
         e = self._entries.get(key)
@@ -107,7 +114,7 @@ class PrefixProbe:
         e = self._entries[key]
         e.generation = self._generation
         if not key and len(e.values) < len(self.columns):  # columns grew since
-            e.values = self._compact(self.root_row)
+            e.values = self._compact(self._root_hidden[None], self._root_norm)[0]
         return e.lp, TokenRow(self.columns, e.values)
 
     def _token_lp(self, key: tuple[int, ...], token: int) -> float | None:
@@ -116,34 +123,56 @@ class PrefixProbe:
         if e is None or e.state is None:
             return None
         if not key:
-            return float(self.root_row[token])
+            return float(self._root_hidden @ self.decoder.embeddings[token]) - self._root_norm
         i = self.columns.get(token)
         return float(e.values[i]) if i is not None and i < len(e.values) else None
 
     def _extend(self, keys: list[tuple[int, ...]]) -> None:
-        """Score `keys` from their nearest extendable ancestors. Keys that need the same
-        number of new tokens go through the decoder together, all tokens at once."""
-        by_count: dict[int, list[tuple[tuple[int, ...], int, float]]] = {}
+        """Score `keys` from their nearest extendable ancestors, all in as few decoder
+        passes as `CHUNK_POSITIONS` allows (each pass has a fixed cost, whatever the
+        number of new tokens per key)."""
+        tasks: list[tuple[tuple[int, ...], int, float]] = []
         for key in keys:
             for k in range(len(key) - 1, -1, -1):
                 lp = self._token_lp(key[:k], key[k])
                 if lp is not None:
-                    task = (key, k, self._entries[key[:k]].lp + lp)
-                    by_count.setdefault(len(key) - k, []).append(task)
+                    tasks.append((key, k, self._entries[key[:k]].lp + lp))
                     break
-        for n, tasks in sorted(by_count.items()):
-            size = max(1, CHUNK_POSITIONS // n)
-            for lo in range(0, len(tasks), size):
-                part = tasks[lo : lo + size]
-                parents = [self._entries[key[:k]].state for key, k, _ in part]
-                stepped, rows = self.decoder.step(
-                    self.cross, parents, [list(key[k:]) for key, k, _ in part]
-                )
-                self.steps += 1
-                self.rows += len(part) * n
-                for (key, k, lp), state, r in zip(part, stepped, rows, strict=True):
-                    # r[j]: after key[: k + j + 1]; it gives the next forced token.
-                    inner = r[np.arange(n - 1), list(key[k + 1 :])].sum() if n > 1 else 0.0
-                    self._entries[key] = _Entry(
-                        lp + float(inner), self._compact(r[-1]), state, self._generation
-                    )
+        # Keys needing as many tokens together: the padded self-attention stays small.
+        tasks.sort(key=lambda t: len(t[0]) - t[1])
+        chunk: list[tuple[tuple[int, ...], int, float]] = []
+        used = 0
+        for task in tasks:
+            n = len(task[0]) - task[1]
+            if chunk and used + n > CHUNK_POSITIONS:
+                self._step(chunk)
+                chunk, used = [], 0
+            chunk.append(task)
+            used += n
+        if chunk:
+            self._step(chunk)
+
+    def _step(self, part: list[tuple[tuple[int, ...], int, float]]) -> None:
+        """One decoder pass: each key's new tokens after its ancestor key[:k]."""
+        parents = [self._entries[key[:k]].state for key, k, _ in part]
+        fed = [key[k:] for key, k, _ in part]
+        stepped, hidden = self.decoder.step_hidden(self.cross, parents, fed)
+        self.steps += 1
+        counts = np.array([len(f) for f in fed])
+        self.rows += int(counts.sum())
+        # Packed rows (key i, its j-th new token): hidden[i, j] gives the token after it.
+        row = np.repeat(np.arange(len(part)), counts)
+        col = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+        norm = np.zeros(hidden.shape[:2], np.float32)
+        norm[row, col] = self.decoder.log_normalizer(hidden[row, col])
+        inner = np.zeros(len(part))
+        forced = col < counts[row] - 1  # rows whose next token is forced by the key
+        if forced.any():
+            r, c = row[forced], col[forced]
+            nxt = np.array([part[i][0][part[i][1] + j + 1] for i, j in zip(r, c, strict=True)])
+            lps = np.einsum("rd,rd->r", hidden[r, c], self.decoder.embeddings[nxt]) - norm[r, c]
+            np.add.at(inner, r, lps)
+        last = counts - 1
+        values = self._compact(hidden[np.arange(len(part)), last], norm[np.arange(len(part)), last])
+        for i, ((key, _, lp), state) in enumerate(zip(part, stepped, strict=True)):
+            self._entries[key] = _Entry(lp + float(inner[i]), values[i], state, self._generation)

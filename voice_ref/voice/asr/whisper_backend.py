@@ -43,17 +43,20 @@ from pathlib import Path
 import numpy as np
 
 from voice_ref.language.intents import BidIntent, Intent, NumberIntent
+from voice_ref.language.inventory import Phrase
 from voice_ref.language.spoken import syllables, with_digits
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.phrase_search import (
     Candidate,
+    Node,
     PmiScorer,
     SearchLimits,
     TokenRow,
     build_trie,
     first_tokens,
     search,
+    token_prefixes_exceed,
     trie_levels,
 )
 from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
@@ -61,6 +64,10 @@ from voice_ref.voice.asr.vad import StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 
 log = logging.getLogger(__name__)
+
+# A context's phrases compiled for the search: candidates, word trie, scored exhaustively,
+# the first token of every trie word.
+_Compiled = tuple[list[Candidate], Node, bool, frozenset[int]]
 
 SAMPLE_RATE = 16000
 BEAM = 16  # word prefixes scored exactly per level (large tries; small ones: all)
@@ -76,6 +83,7 @@ BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to p
 GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
 PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (PMI)
 PRIOR_CACHE_SIZE = 20_000  # prior sequences kept (one float32 row of ~300 entries each)
+CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 
 
@@ -159,6 +167,7 @@ class WhisperRecognizer:
             self._encode(np.zeros(int(PRIOR_AUDIO_S * SAMPLE_RATE), np.float32))
         )
         self._prior_probe: PrefixProbe | None = None
+        self._compiled: list[tuple[tuple[Phrase, ...], _Compiled]] = []
         self.set_context(ListenContext("any"))
 
     # --- Recognizer protocol -------------------------------------------------------------
@@ -171,19 +180,10 @@ class WhisperRecognizer:
             inventory = PhraseInventory(self.players, self.dialect, max_quantity=40)
             phrases = tuple(inventory.phrases(context.expecting))
         self.context = context
-        self._candidates = [Candidate(p.text, p.intent, syllables(p.text)) for p in phrases]
-        # Whisper writes most numbers as digits ("14 dones"): score that spelling too.
-        self._candidates += [
-            Candidate(variant, c.intent, c.syllables)
-            for c in self._candidates
-            if (variant := _digit_variant(c.text, c.intent)) is not None
-        ]
-        self._trie = build_trie(self._candidates, self.players)
-        for token in sorted(first_tokens(self._trie, self._word_tokens) - self._columns.keys()):
+        compiled = self._compile(phrases)
+        self._candidates, self._trie, self._exhaustive, firsts = compiled
+        for token in sorted(firsts - self._columns.keys()):
             self._columns[token] = len(self._columns)
-        levels = trie_levels(self._trie, self._word_tokens)
-        prefixes = {tuple(s[:i]) for level in levels for s in level for i in range(1, len(s) + 1)}
-        self._exhaustive = len(prefixes) <= EXHAUSTIVE_ROWS
         prompt = _prompt_text(self._candidates) if self.use_prompt else ""
         prompt_tokens = [self._tok.sot_prev, *self._tok.encode(" " + prompt)] if prompt else []
         if self._prior_probe is None or prompt_tokens != self._prompt:
@@ -199,8 +199,30 @@ class WhisperRecognizer:
         if self._exhaustive and self.prior_weight:
             # Small trie: the prior of every prefix now, between utterances, not while
             # a player waits for the answer.
-            for level in levels:
+            for level in trie_levels(self._trie, self._word_tokens):
                 self._prior(level)
+
+    def _compile(self, phrases: tuple[Phrase, ...]) -> _Compiled:
+        """The candidates (digit spellings added), their word trie and whether it is scored
+        exhaustively, remembered for the last `CONTEXT_CACHE` phrase sets: a session and
+        the bench set the same contexts again and again, and the bench's "turn" context
+        (34,212 phrases) took ~1-3 s of CPU to compile."""
+        for i, (known, compiled) in enumerate(self._compiled):
+            if known is phrases or (len(known) == len(phrases) and known == phrases):
+                self._compiled.insert(0, self._compiled.pop(i))
+                return compiled
+        candidates = [Candidate(p.text, p.intent, syllables(p.text)) for p in phrases]
+        # Whisper writes most numbers as digits ("14 dones"): score that spelling too.
+        candidates += [
+            Candidate(variant, c.intent, c.syllables)
+            for c in candidates
+            if (variant := _digit_variant(c.text, c.intent)) is not None
+        ]
+        trie = build_trie(candidates, self.players)
+        exhaustive = not token_prefixes_exceed(trie, self._word_tokens, EXHAUSTIVE_ROWS)
+        compiled = (candidates, trie, exhaustive, frozenset(first_tokens(trie, self._word_tokens)))
+        self._compiled = [(phrases, compiled), *self._compiled[: CONTEXT_CACHE - 1]]
+        return compiled
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         return [self._decode(seg) for seg in self._vad.feed(samples)]

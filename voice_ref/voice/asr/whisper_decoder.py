@@ -21,14 +21,16 @@ and the output projection tied to the token embeddings.
 
 from __future__ import annotations
 
+import mmap
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
 LN_EPS = 1e-5
+PROJECTION_ROWS = 64  # rows of logits over the vocabulary computed at once
 # CTranslate2's dtype ids (specs/model_spec.py, _dtype_to_type_id), bfloat16 excepted.
 _DTYPES: dict[int, np.dtype] = {
     0: np.dtype(np.float32),
@@ -48,6 +50,10 @@ def read_ct2_weights(path: Path | str, prefix: str = "") -> dict[str, np.ndarray
     """The variables of a CTranslate2 `model.bin` whose names start with `prefix`, by
     name (aliases resolved). Others are skipped unread (the encoder stays in CTranslate2).
 
+    The arrays are read-only views of the memory-mapped file: nothing is copied until
+    the caller converts, and an array kept as it is (the float16 token embedding) costs
+    resident memory only for the pages actually read.
+
     Format (CTranslate2 python/ctranslate2/specs/model_spec.py, `_serialize`):
     uint32 version, string spec name, uint32 revision, uint32 count, then per
     variable: string name, uint8 rank, rank x uint32 shape, uint8 dtype id, uint32
@@ -61,30 +67,41 @@ def read_ct2_weights(path: Path | str, prefix: str = "") -> dict[str, np.ndarray
         raise WeightsError(f"Cannot open the Whisper weights {path}: {err.strerror}.") from err
     with f:
         try:
-            return _read_variables(f, path, prefix)
-        except (struct.error, UnicodeDecodeError, ValueError) as err:
-            if isinstance(err, WeightsError):
-                raise
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as err:  # an empty file cannot be mapped
             raise WeightsError(
                 f"{path} is not a complete CTranslate2 model file ({err}). "
                 "Reinstall it: voice-ref models install whisper-base"
             ) from err
+    try:
+        return _read_variables(data, path, prefix)
+    except (struct.error, UnicodeDecodeError, ValueError) as err:
+        if isinstance(err, WeightsError):
+            raise
+        raise WeightsError(
+            f"{path} is not a complete CTranslate2 model file ({err}). "
+            "Reinstall it: voice-ref models install whisper-base"
+        ) from err
 
 
-def _read_variables(f: BinaryIO, path: Path, prefix: str) -> dict[str, np.ndarray]:
+def _read_variables(data: mmap.mmap, path: Path, prefix: str) -> dict[str, np.ndarray]:
+    at = 0
+
+    def take(n: int) -> int:
+        nonlocal at
+        if at + n > len(data):
+            raise ValueError("the file ends early")
+        at += n
+        return at - n
+
     def number(fmt: str) -> int:
         size = struct.calcsize(fmt)
-        data = f.read(size)
-        if len(data) != size:
-            raise ValueError("the file ends early")
-        return struct.unpack("<" + fmt, data)[0]
+        return struct.unpack_from("<" + fmt, data, take(size))[0]
 
     def string() -> str:
         n = number("H")
-        data = f.read(n)
-        if len(data) != n:
-            raise ValueError("the file ends early")
-        return data[:-1].decode("utf-8")
+        start = take(n)
+        return data[start : start + n - 1].decode("utf-8")
 
     version = number("I")
     if version not in _SUPPORTED_VERSIONS:
@@ -102,12 +119,11 @@ def _read_variables(f: BinaryIO, path: Path, prefix: str) -> dict[str, np.ndarra
         shape = tuple(number("I") for _ in range(number("B")))
         dtype_id = number("B")
         nbytes = number("I")
-        if not name.startswith(prefix):
-            f.seek(nbytes, 1)
-            continue
-        data = f.read(nbytes)
-        if len(data) != nbytes:
+        if at + nbytes > len(data):
             raise ValueError(f"variable {name} is cut short")
+        start = take(nbytes)
+        if not name.startswith(prefix):
+            continue
         if dtype_id not in _DTYPES:
             if name.startswith("decoder/layer") or name.startswith("decoder/embeddings"):
                 raise WeightsError(
@@ -115,7 +131,9 @@ def _read_variables(f: BinaryIO, path: Path, prefix: str) -> dict[str, np.ndarra
                     "this decoder does not read (float32, float16 and integers only)."
                 )
             continue
-        out[name] = np.frombuffer(data, dtype=_DTYPES[dtype_id]).reshape(shape)
+        dtype = _DTYPES[dtype_id]
+        count = nbytes // dtype.itemsize
+        out[name] = np.frombuffer(data, dtype, count, start).reshape(shape)
     for _ in range(number("I")):
         alias, target = string(), string()
         if target in out:
@@ -169,11 +187,16 @@ class WhisperDecoder:
 
         def get(name: str) -> np.ndarray:
             try:
-                return np.ascontiguousarray(w[name], dtype=np.float32)
+                stored = w[name]
             except KeyError:
                 raise WeightsError(
                     f"{path} has no variable {name}: not a Whisper decoder this code knows."
                 ) from None
+            out = np.array(stored, dtype=np.float32, order="C")
+            # Give back the file's pages just read (float16: half the copy's size), so
+            # loading never holds the whole file besides the float32 weights.
+            _release_pages(stored)
+            return out
 
         def linear(scope: str) -> tuple[np.ndarray, np.ndarray]:
             return np.ascontiguousarray(get(scope + "/weight").T), get(scope + "/bias")
@@ -231,69 +254,111 @@ class WhisperDecoder:
         shape = (len(self.layers), 2, self.heads, 0, self.head_dim)
         return DecoderState(np.zeros(shape, np.float32))
 
+    # --- the output projection -------------------------------------------------------------
+
+    def token_logits(self, hidden: np.ndarray, tokens: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Logits of `tokens` [m, len(tokens)] for hidden states [m, d] (`step_hidden`)."""
+        return hidden @ self.embeddings[np.asarray(tokens, dtype=np.int64)].T
+
+    def log_normalizer(self, hidden: np.ndarray) -> np.ndarray:
+        """log sum exp over the whole vocabulary of the logits [m] of hidden states [m, d]:
+        the output projection, ~27 M multiply-adds a row, half of a decoder row's cost.
+        At most `PROJECTION_ROWS` rows at once (the [rows, vocab] logits are the largest
+        arrays of a step: 13 MB for 64 rows)."""
+        out = np.empty(len(hidden), np.float32)
+        for lo in range(0, len(hidden), PROJECTION_ROWS):
+            part = hidden[lo : lo + PROJECTION_ROWS]
+            out[lo : lo + PROJECTION_ROWS] = _logsumexp(self.full_logits(part))
+        return out
+
+    def full_logits(self, hidden: np.ndarray) -> np.ndarray:
+        """Logits over the whole vocabulary [m, vocab]."""
+        return hidden @ self.embeddings.T
+
     # --- one step over a batch of prefixes -------------------------------------------------
 
     def step(
-        self, cross: CrossKV, states: list[DecoderState], tokens: list[list[int]]
+        self, cross: CrossKV, states: list[DecoderState], tokens: Sequence[Sequence[int]]
     ) -> tuple[list[DecoderState], np.ndarray]:
-        """Feed the same number n of tokens to each prefix, in one pass over the weights.
+        """`step_hidden`, then log P(next token) over the whole vocabulary after each fed
+        token: [batch, n, vocab] float32 (rows past a prefix's own tokens are padding)."""
+        new, hidden = self.step_hidden(cross, states, tokens)
+        b, n, _ = hidden.shape
+        logits = self.full_logits(hidden.reshape(b * n, self.dim))
+        return new, _log_softmax(logits).reshape(b, n, self.vocab)
 
-        Returns the extended states and log P(next token) after each fed token,
-        [batch, n, vocab] float32. Prefixes may have different lengths (shorter ones
-        are padded and masked). One pass for several tokens matters: each step
-        streams all the weights (~200 MB), which costs more than the arithmetic of a
-        few rows, so a word of three tokens is fed at once, not in three steps.
+    def step_hidden(
+        self, cross: CrossKV, states: list[DecoderState], tokens: Sequence[Sequence[int]]
+    ) -> tuple[list[DecoderState], np.ndarray]:
+        """Feed tokens to each prefix (one or more each, not necessarily as many), in one
+        pass over the weights.
+
+        Returns the extended states and the final hidden state after each fed token,
+        [batch, n, d] float32 with n the most tokens fed to one prefix (zeros past a
+        prefix's own tokens). A hidden state times a token's embedding is that token's
+        logit (`token_logits`, `log_normalizer`). One pass for many rows matters: a step
+        has a fixed cost (~8 ms of CPU, measured: it streams all the weights) besides
+        ~1 ms a row, so a word of three tokens is fed at once, and prefixes that need one,
+        two or three new tokens go through the same pass. The token rows are packed for
+        every matrix product; only self-attention sees them padded per prefix.
         """
         b = len(states)
-        n = len(tokens[0]) if tokens else 0
-        if b == 0 or n == 0 or any(len(t) != n for t in tokens):
-            raise ValueError("step needs one or more prefixes, each fed the same number of tokens")
-        lengths = np.array([s.length for s in states])
-        total = int(lengths.max()) + n
+        counts = np.array([len(t) for t in tokens], dtype=np.int64)
+        if b == 0 or len(counts) != b or counts.min() == 0:
+            raise ValueError("step needs one or more prefixes, each fed one or more tokens")
+        n = int(counts.max())
+        lengths = np.array([s.length for s in states], dtype=np.int64)
+        total = int((lengths + counts).max())
         if total > self.max_length:
             raise ValueError(f"Whisper's decoder takes at most {self.max_length} tokens")
         layers, heads, hd, dim = len(self.layers), self.heads, self.head_dim, self.dim
-        # Past keys/values, padded: [layers, 2, batch, heads, total, hd]; row i's new
-        # positions are lengths[i] .. lengths[i] + n - 1.
+        # Packed rows: prefix `row[r]`, its `col[r]`-th new token at position `pos[r]`.
+        row = np.repeat(np.arange(b), counts)
+        col = np.arange(len(row)) - np.repeat(np.cumsum(counts) - counts, counts)
+        pos = lengths[row] + col
+        # Past keys/values, padded: [layers, 2, batch, heads, total, hd].
         past = np.zeros((layers, 2, b, heads, total, hd), np.float32)
         for i, s in enumerate(states):
             past[:, :, i, :, : s.length] = s.kv
+        # Query j of prefix i sees its past and its own new positions up to j.
+        at = np.arange(total)[None, None, :]
         new_pos = lengths[:, None] + np.arange(n)[None, :]  # [batch, n]
-        # Query j of row i sees its past and its own new positions up to j.
-        pos = np.arange(total)[None, None, :]
-        visible = (pos < lengths[:, None, None]) | (
-            (pos >= lengths[:, None, None]) & (pos <= new_pos[:, :, None])
+        visible = (at < lengths[:, None, None]) | (
+            (at >= lengths[:, None, None]) & (at <= new_pos[:, :, None])
         )
         mask = np.where(visible, 0.0, -np.inf).astype(np.float32)[:, None]  # [b, 1, n, total]
-        rows = np.arange(b)[:, None]
-        x = (self.embeddings[np.asarray(tokens)] + self.positions[new_pos]).reshape(b * n, dim)
+        x = self.embeddings[np.concatenate([np.asarray(t, np.int64) for t in tokens])]
+        x = x + self.positions[pos]  # [rows, d]
         scale = np.float32(1.0 / np.sqrt(hd))
+        q_pad = np.zeros((b, n, heads, hd), np.float32)
         for i, layer in enumerate(self.layers):
             h = _layer_norm(x, layer.self_ln)
-            qkv = (h @ layer.self_qkv[0] + layer.self_qkv[1]).reshape(b, n, 3, heads, hd)
-            past[i, 0, rows, :, new_pos] = qkv[:, :, 1]
-            past[i, 1, rows, :, new_pos] = qkv[:, :, 2]
-            q = qkv[:, :, 0].transpose(0, 2, 1, 3) * scale  # [b, heads, n, hd]
+            qkv = (h @ layer.self_qkv[0] + layer.self_qkv[1]).reshape(-1, 3, heads, hd)
+            past[i, 0, row, :, pos] = qkv[:, 1]
+            past[i, 1, row, :, pos] = qkv[:, 2]
+            q_pad[row, col] = qkv[:, 0]
+            q = q_pad.transpose(0, 2, 1, 3) * scale  # [b, heads, n, hd]
             att = q @ past[i, 0].transpose(0, 1, 3, 2) + mask  # [b, heads, n, total]
             ctx = (_softmax(att) @ past[i, 1]).transpose(0, 2, 1, 3)  # [b, n, heads, hd]
-            x = x + ctx.reshape(b * n, dim) @ layer.self_out[0] + layer.self_out[1]
+            x = x + ctx[row, col].reshape(-1, dim) @ layer.self_out[0] + layer.self_out[1]
 
             h = _layer_norm(x, layer.cross_ln)
-            q = (h @ layer.cross_q[0] + layer.cross_q[1]).reshape(b * n, heads, hd) * scale
+            q = (h @ layer.cross_q[0] + layer.cross_q[1]).reshape(-1, heads, hd) * scale
             k, v = cross.kv[i, 0], cross.kv[i, 1]  # [heads, frames, hd]
-            att = q.transpose(1, 0, 2) @ k.transpose(0, 2, 1)  # [heads, b * n, frames]
-            ctx = (_softmax(att) @ v).transpose(1, 0, 2)  # [b * n, heads, hd]
-            x = x + ctx.reshape(b * n, dim) @ layer.cross_out[0] + layer.cross_out[1]
+            att = q.transpose(1, 0, 2) @ k.transpose(0, 2, 1)  # [heads, rows, frames]
+            ctx = (_softmax(att) @ v).transpose(1, 0, 2)  # [rows, heads, hd]
+            x = x + ctx.reshape(-1, dim) @ layer.cross_out[0] + layer.cross_out[1]
 
             h = _layer_norm(x, layer.ffn_ln)
             x = x + _gelu(h @ layer.ffn_in[0] + layer.ffn_in[1]) @ layer.ffn_out[0]
             x = x + layer.ffn_out[1]
-        logits = _layer_norm(x, self.final_ln) @ self.embeddings.T
         new = [
-            DecoderState(np.ascontiguousarray(past[:, :, i, :, : lengths[i] + n]))
+            DecoderState(np.ascontiguousarray(past[:, :, i, :, : lengths[i] + counts[i]]))
             for i in range(b)
         ]
-        return new, _log_softmax(logits).reshape(b, n, self.vocab)
+        hidden = np.zeros((b, n, dim), np.float32)
+        hidden[row, col] = _layer_norm(x, self.final_ln)
+        return new, hidden
 
     def run(
         self, cross: CrossKV, state: DecoderState, tokens: list[int]
@@ -301,6 +366,27 @@ class WhisperDecoder:
         """Feed several tokens to one prefix: the state and log P rows after each token."""
         (state,), rows = self.step(cross, [state], [list(tokens)])
         return state, rows[0]
+
+
+def _release_pages(array: np.ndarray) -> None:
+    """Drop the resident pages of the memory-mapped file behind `array` from this
+    process (they stay in the page cache; a later read maps them again)."""
+    base = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if isinstance(base, memoryview):
+        base = base.obj
+    if isinstance(base, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        base.madvise(mmap.MADV_DONTNEED)
+
+
+def _logsumexp(x: np.ndarray) -> np.ndarray:
+    """log sum exp of each row; overwrites `x` (the [rows, vocab] logits, 13 MB for 64
+    rows: temporaries of that size cost time and resident memory)."""
+    top = x.max(axis=-1)
+    x -= top[:, None]
+    np.exp(x, out=x)
+    return top + np.log(x.sum(axis=-1))
 
 
 def _layer_norm(x: np.ndarray, params: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
