@@ -406,3 +406,15 @@ def test_a_talk_word_taken_for_no_name_credits_no_later_call() -> None:
     assert decider(talk, GameView()).action == "ignore"
     d = decider(call, GameView())
     assert d.action == "accept" and d.intent == BidIntent(quantity=5, face=5)
+
+
+@pytest.mark.parametrize(("sound_agree", "action"), [(0.0, "confirm"), (1.0, "accept")])
+def test_a_reading_the_free_transcript_sounds_like_is_lifted(
+    sound_agree: float, action: str
+) -> None:
+    # "diez sextos" written "Y sextos": it sounds like 10 sextos, not like 7 sextos.
+    heard = utt(("10 sextos", 0.45), ("7 sextos", 0.4), ("x", 0.15), free="Y sextos",
+                fluency=-1.5)  # fmt: skip
+    limits = replace(SOUNDS, sound_agree=sound_agree)
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits, lexicon=WORDS)
+    assert d.action == action and d.intent == BidIntent(quantity=10, face=6)

@@ -13,7 +13,7 @@ bench. Steps, for each utterance:
    A free transcript that reads as such an answer is table talk.
 3. **Priors.** Likely raises (the minimum raises, one more of the standing face) get
    `raise_prior` nats over far-fetched ones; a reading the free transcript itself
-   spells gets `free_agree` nats.
+   spells gets `free_agree` nats, one it only sounds like `sound_agree`.
 4. **Evidence against game speech** (`talk_evidence`): a fluent free transcript that
    parses as no game intent and is far from the chosen phrase both in spelling
    (rapidfuzz) and, unless Whisper is sure of it, in sound (`language.phonetic`: "Tuna"
@@ -135,6 +135,7 @@ class Thresholds:
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
+    sound_agree: float = 0.0  # nats for the reading it sounds most like (>= sound_alike)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +235,7 @@ def readings(
     out: list[Reading] = []
     ranked = ranked_intents(utterance, parser)
     before = sum(score for _, score, _ in ranked)  # kept: a backend's n-best may not sum to 1
+    closest = sounding_closest(free, ranked, limits) if limits.sound_agree else frozenset()
     for intent, score, text in ranked:
         if intent is not None and not view.possible(intent):
             if text.strip() != free:
@@ -247,12 +249,28 @@ def readings(
             weight += limits.raise_prior
         if agrees:
             weight += limits.free_agree
+        elif intent is not None and text in closest:
+            weight += limits.sound_agree
         out.append(Reading(intent, score * math.exp(weight), text, agrees))
     total = sum(r.share for r in out)
     if total <= 0:
         return [], free_intent
     out = [replace(r, share=r.share * before / total) for r in out]
     return sorted(out, key=lambda r: -r.share), free_intent
+
+
+def sounding_closest(
+    free: str, ranked: list[tuple[Intent | None, float, str]], limits: Thresholds
+) -> frozenset[str]:
+    """The texts of the game readings the free transcript sounds most like, if at least
+    `sound_alike` ("Y sextos": "10 sextos" rather than "7 sextos")."""
+    if not free:
+        return frozenset()
+    sims = {text: sound_similarity(free, text) for intent, _, text in ranked if intent}
+    best = max(sims.values(), default=0.0)
+    if best < limits.sound_alike:
+        return frozenset()
+    return frozenset(text for text, sim in sims.items() if sim == best)
 
 
 def similarity(a: str, b: str) -> float:
