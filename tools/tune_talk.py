@@ -61,6 +61,8 @@ def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
         "false_actions": sum(r["false_action"] for r in out),
         "right": sum(r["correct"] for r in out),
         "number": by_type.get("number"),
+        "bid": by_type.get("bid"),
+        "dudo": by_type.get("dudo"),
         "wrong": [(r["file"], r["text"], r["got"]) for r in out if not r["correct"]],
     }
 

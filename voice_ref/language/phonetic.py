@@ -67,6 +67,7 @@ def _class(ch: str) -> int:
     return -1
 
 
+@lru_cache(maxsize=1024)
 def substitution_cost(a: str, b: str) -> float:
     """What hearing sound `b` for sound `a` costs (0 same, 1 unrelated)."""
     if a == b:
@@ -82,17 +83,14 @@ def substitution_cost(a: str, b: str) -> float:
 
 def sound_distance(a: str, b: str) -> float:
     """Weighted edit distance between two sound keys."""
+    cost = substitution_cost
     previous = [j * GAP_COST for j in range(len(b) + 1)]
     for i, ca in enumerate(a, 1):
         current = [i * GAP_COST]
+        left = current[0]
         for j, cb in enumerate(b, 1):
-            current.append(
-                min(
-                    previous[j] + GAP_COST,
-                    current[j - 1] + GAP_COST,
-                    previous[j - 1] + substitution_cost(ca, cb),
-                )
-            )
+            left = min(previous[j] + GAP_COST, left + GAP_COST, previous[j - 1] + cost(ca, cb))
+            current.append(left)
         previous = current
     return previous[-1]
 
