@@ -115,13 +115,13 @@ class Thresholds:
     talk_similarity: float = 0.55  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
     # ... and a free transcript that *sounds* at least this like the chosen phrase
     # (`language.phonetic`, 0..1) is no evidence against it either ("Tuna" for "dudo").
-    sound_alike: float = 0.6
+    sound_alike: float = 0.75
     # ... unless the free transcript is at least this fluent: then it is what was said,
     # however it sounds ("presiones" is no "tres dones").
     sound_fluent: float = -0.8
     # A name said alone needs a free transcript that sounds at least this like the name
     # (when there is one, at least `fluent_words` fluent): "para" is no "Ana".
-    name_sound: float = 0.7
+    name_sound: float = 0.5
     fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
     # ... and above which it is sure when every word of it is an ordinary Spanish word
     # (`language.lexicon`): real voices' single words come out at -0.8 to -1.9.
@@ -135,7 +135,7 @@ class Thresholds:
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
-    sound_agree: float = 0.0  # nats for the reading it sounds most like (>= sound_alike)
+    sound_agree: float = 1.0  # nats for the reading it sounds most like (>= sound_alike)
 
 
 @dataclass(frozen=True, slots=True)
