@@ -35,6 +35,8 @@ LIMITS = Thresholds(
     duration_logp=-6.0,
     raise_prior=1.0,
     free_agree=2.0,
+    sound_alike=1.01,  # no sound-alike rescue unless a test asks for it
+    name_sound=0.0,  # nor a sound check of names
 )
 
 
@@ -336,3 +338,83 @@ def test_sure_table_talk_is_ignored_not_asked_about(fluency: float, action: str)
     heard = utt(("dos donas", 0.9), ("Último", 0.1), free="Último", fluency=fluency)
     d = decide(heard, PARSER, limits=limits, lexicon=WORDS)
     assert d.action == action and not d.is_game_action
+
+
+# -- what the free transcript sounds like (language.phonetic) --------------------------------
+
+SOUNDS = replace(
+    LIMITS,
+    fluent_consequential=-3.0,
+    fluent_words=-2.5,
+    accept_consequential=0.6,
+    sound_alike=0.65,
+    sound_fluent=-0.8,
+    name_sound=0.7,
+)
+
+
+@pytest.mark.parametrize(
+    ("hyps", "free", "fluency", "sound_alike", "action"),
+    [
+        # Whisper's guess sounds like the call: the call misheard, no evidence against it
+        ([("dudo", 0.95)], "Tuna", -1.6, 0.65, "accept"),
+        ([("dudo", 0.95)], "Tuna", -1.6, 1.01, "confirm"),  # without the sound check
+        ([("calzo", 0.95)], "kao-so", -1.2, 0.65, "accept"),
+        # unlike in sound too: still evidence
+        ([("dudo", 0.95)], "Madre", -1.6, 0.65, "confirm"),
+        # a transcript Whisper is sure of is what was said, however it sounds
+        ([("dudo", 0.95)], "Tuna", -0.2, 0.65, "confirm"),
+    ],
+)
+def test_a_free_transcript_that_sounds_like_the_phrase_is_no_evidence_against_it(
+    hyps, free, fluency, sound_alike, action  # noqa: ANN001
+) -> None:
+    limits = replace(SOUNDS, sound_alike=sound_alike, fluent=-0.8)
+    heard = utt(*hyps, (free, 0.05), free=free, fluency=fluency)
+    view = GameView(kinds=TURN)  # "Tuna" could be a count ("una") elsewhere
+    assert decide(heard, PARSER, view=view, limits=limits, lexicon=WORDS).action == action
+
+
+@pytest.mark.parametrize(
+    ("free", "fluency", "name_sound", "expected"),
+    [
+        ("Para.", -1.0, 0.7, None),  # a talk word near "Ana" in spelling only: no name
+        ("Alpha", -1.0, 0.7, None),
+        ("El", -1.5, 0.7, None),
+        ("Para.", -1.0, 0.0, "Ana"),  # without the sound check it was a name
+        ("Ana.", -0.3, 0.7, "Ana"),  # Whisper wrote the name
+        ("¿Ada?", -1.8, 0.7, "Ana"),  # the name misheard: it sounds alike
+        ("Para.", -3.0, 0.7, "Ana"),  # too unsure to say anything
+    ],
+)
+def test_a_name_alone_needs_a_free_transcript_that_sounds_like_it(
+    free: str, fluency: float, name_sound: float, expected: str | None
+) -> None:
+    heard = utt(("Ana", 0.9), ("dudo", 0.1), free=free, fluency=fluency)
+    d = decide(heard, PARSER, limits=replace(SOUNDS, name_sound=name_sound), lexicon=WORDS)
+    if expected is None:
+        assert d.action == "ignore" and d.intent is None
+    else:
+        assert d.action == "accept" and d.intent == NameOnlyIntent(player=expected)
+    assert not d.is_game_action
+
+
+def test_a_talk_word_taken_for_no_name_credits_no_later_call() -> None:
+    decider = Decider(PARSER, SOUNDS, lexicon=WORDS)
+    talk = utt(("Ana", 0.9), ("dudo", 0.1), free="Para.", fluency=-1.0, start=0.0, end=0.4)
+    call = utt(("cinco quinas", 0.95), ("x", 0.05), start=1.0, end=2.0)
+    assert decider(talk, GameView()).action == "ignore"
+    d = decider(call, GameView())
+    assert d.action == "accept" and d.intent == BidIntent(quantity=5, face=5)
+
+
+@pytest.mark.parametrize(("sound_agree", "action"), [(0.0, "confirm"), (1.0, "accept")])
+def test_a_reading_the_free_transcript_sounds_like_is_lifted(
+    sound_agree: float, action: str
+) -> None:
+    # "diez sextos" written "Y sextos": it sounds like 10 sextos, not like 7 sextos.
+    heard = utt(("10 sextos", 0.45), ("7 sextos", 0.4), ("x", 0.15), free="Y sextos",
+                fluency=-1.5)  # fmt: skip
+    limits = replace(SOUNDS, sound_agree=sound_agree)
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits, lexicon=WORDS)
+    assert d.action == action and d.intent == BidIntent(quantity=10, face=6)

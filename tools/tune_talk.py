@@ -8,6 +8,11 @@ reported with the chosen values (BENCHMARKS.md, "Method").
 
     python tools/tune_talk.py build/rows/dev-tuning.jsonl=../shared/audio/dev \\
         build/rows/tuning-real.jsonl=build/tuning-real --grid fluent_words=-0.8,-1.2,-1.6
+
+`--pick` prints the combination the selection rule chooses over all sets pooled: the
+lowest rate of table talk giving a game action, then the highest accuracy, then the
+least aggressive values. List each axis from least to most aggressive (e.g.
+`sound_alike=1.01,0.8,0.7`: 1.01 is off); ties go to the earliest values.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from collections.abc import Iterable
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -52,7 +58,11 @@ def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
         "talk->question": s["confirmed_on_none"],
         "right_after_q": s["confirmed_right"],
         "none": sum(r["expected"]["type"] == "none" for r in out),
+        "false_actions": sum(r["false_action"] for r in out),
+        "right": sum(r["correct"] for r in out),
         "number": by_type.get("number"),
+        "bid": by_type.get("bid"),
+        "dudo": by_type.get("dudo"),
         "wrong": [(r["file"], r["text"], r["got"]) for r in out if not r["correct"]],
     }
 
@@ -62,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sets", nargs="+", help="ROWS.jsonl=LABEL_FOLDER")
     ap.add_argument("--grid", action="append", default=[], help="field=v1,v2,... (Thresholds)")
     ap.add_argument("--show-wrong", action="store_true")
+    ap.add_argument("--pick", action="store_true", help="print the rule's choice (docstring)")
     args = ap.parse_args(argv)
     base = thresholds_from(load_config(None))
     names = {f.name for f in fields(Thresholds)}
@@ -76,9 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         path, _, folder = spec.partition("=")
         with open(path, encoding="utf-8") as f:
             data.append((Path(path).stem, [json.loads(x) for x in f if x.strip()], Path(folder)))
-    for combo in itertools.product(*axes) if axes else [()]:
+    ranked = []
+    for order, combo in enumerate(itertools.product(*axes) if axes else [()]):
         limits = replace(base, **dict(combo))
-        line = {k: v for k, v in combo}
+        line: dict = {k: v for k, v in combo}
         for name, rows, folder in data:
             m = measure(rows, folder, limits)
             wrong = m.pop("wrong")
@@ -86,8 +98,24 @@ def main(argv: list[str] | None = None) -> int:
             if args.show_wrong:
                 for w in wrong:
                     print("   ", name, w)
+        line["pooled"] = pooled(line[name] for name, _, _ in data)
         print(json.dumps(line, ensure_ascii=False))
+        ranked.append((line["pooled"]["talk->action"], -line["pooled"]["acc"], order, line))
+    if args.pick and ranked:
+        print("pick:", json.dumps(min(ranked, key=lambda item: item[:3])[3], ensure_ascii=False))
     return 0
+
+
+def pooled(parts: Iterable[dict]) -> dict:
+    """All sets as one: accuracy over all clips, talk → action over all table-talk clips."""
+    parts = list(parts)
+    clips = sum(p["clips"] for p in parts)
+    none = sum(p["none"] for p in parts)
+    return {
+        "clips": clips,
+        "acc": round(sum(p["right"] for p in parts) / clips, 4) if clips else 0.0,
+        "talk->action": round(sum(p["false_actions"] for p in parts) / none, 4) if none else 0.0,
+    }
 
 
 if __name__ == "__main__":

@@ -13,10 +13,13 @@ bench. Steps, for each utterance:
    A free transcript that reads as such an answer is table talk.
 3. **Priors.** Likely raises (the minimum raises, one more of the standing face) get
    `raise_prior` nats over far-fetched ones; a reading the free transcript itself
-   spells gets `free_agree` nats.
+   spells gets `free_agree` nats, one it only sounds like `sound_agree`.
 4. **Evidence against game speech** (`talk_evidence`): a fluent free transcript that
-   parses as no game intent and is far (rapidfuzz) from the chosen phrase, or a phrase
-   whose length cannot fit the speech. With it, the reading is at most confirmed.
+   parses as no game intent and is far from the chosen phrase both in spelling
+   (rapidfuzz) and, unless Whisper is sure of it, in sound (`language.phonetic`: "Tuna"
+   for "dudo" is the call misheard), or a phrase whose length cannot fit the speech.
+   With it, the reading is at most confirmed. A name said alone also needs a free
+   transcript that sounds like the name (`name_evidence`: "Para." is no "Ana").
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
    they end a round or rewrite it) and a "sí" (it commits what was asked) need
@@ -70,6 +73,7 @@ from voice_ref.language.intents import (
 )
 from voice_ref.language.inventory import Phrase
 from voice_ref.language.lexicon import Lexicon
+from voice_ref.language.phonetic import sound_similarity
 from voice_ref.language.spoken import spelled_out, syllables
 from voice_ref.language.text import fold, tokenize
 from voice_ref.language.vocabulary import FACE_WORDS
@@ -111,6 +115,15 @@ class Thresholds:
     confirm: float = 0.3
     confirm_margin: float = 0.15
     talk_similarity: float = 0.55  # free transcript vs chosen phrase, 0..1 (rapidfuzz ratio)
+    # ... and a free transcript that *sounds* at least this like the chosen phrase
+    # (`language.phonetic`, 0..1) is no evidence against it either ("Tuna" for "dudo").
+    sound_alike: float = 0.75
+    # ... unless the free transcript is at least this fluent: then it is what was said,
+    # however it sounds ("presiones" is no "tres dones").
+    sound_fluent: float = -0.8
+    # A name said alone needs a free transcript that sounds at least this like the name
+    # (when there is one, at least `fluent_words` fluent): "para" is no "Ana".
+    name_sound: float = 0.5
     fluent: float = -0.8  # mean token log-probability above which a free transcript is sure
     # ... and above which it is sure when every word of it is an ordinary Spanish word
     # (`language.lexicon`): real voices' single words come out at -0.8 to -1.9.
@@ -124,6 +137,7 @@ class Thresholds:
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
+    sound_agree: float = 1.0  # nats for the reading it sounds most like (>= sound_alike)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,9 +235,12 @@ def readings(
     free_intent = parser.parse(spelled_out(free)).intent if free else None
     if free_intent is not None and not view.possible(free_intent):
         free_intent = None
+    if _is_name(free_intent) and not sounds_like_name(free, free_intent, limits):
+        free_intent = None  # "Para." spelled near "Ana" is no name
     out: list[Reading] = []
     ranked = ranked_intents(utterance, parser)
     before = sum(score for _, score, _ in ranked)  # kept: a backend's n-best may not sum to 1
+    closest = sounding_closest(free, ranked, limits) if limits.sound_agree else frozenset()
     for intent, score, text in ranked:
         if intent is not None and not view.possible(intent):
             if text.strip() != free:
@@ -237,6 +254,8 @@ def readings(
             weight += limits.raise_prior
         if agrees:
             weight += limits.free_agree
+        elif intent is not None and text in closest:
+            weight += limits.sound_agree
         out.append(Reading(intent, score * math.exp(weight), text, agrees))
     total = sum(r.share for r in out)
     if total <= 0:
@@ -245,10 +264,43 @@ def readings(
     return sorted(out, key=lambda r: -r.share), free_intent
 
 
+def sounding_closest(
+    free: str, ranked: list[tuple[Intent | None, float, str]], limits: Thresholds
+) -> frozenset[str]:
+    """The texts of the game readings the free transcript sounds most like, if at least
+    `sound_alike` ("Y sextos": "10 sextos" rather than "7 sextos")."""
+    if not free:
+        return frozenset()
+    sims = {text: sound_similarity(free, text) for intent, _, text in ranked if intent}
+    best = max(sims.values(), default=0.0)
+    if best < limits.sound_alike:
+        return frozenset()
+    return frozenset(text for text, sim in sims.items() if sim == best)
+
+
 def similarity(a: str, b: str) -> float:
     """0..1: how alike two transcripts are, ignoring case, accents and punctuation."""
     a, b = (re.sub(r"[^\w ]", "", fold(x)).strip() for x in (a, b))
     return fuzz.ratio(a, b) / 100.0
+
+
+def sounds_like_name(free: str, intent: Intent, limits: Thresholds) -> bool:
+    """Does the free transcript sound like the name `intent` carries? Only the name is
+    compared ("Ana." is Ana, "Para." is not)."""
+    return sound_similarity(free, str(intent.player)) >= limits.name_sound
+
+
+def name_evidence(utterance: Utterance, intent: Intent, limits: Thresholds) -> str:
+    """Why a name said alone is probably table talk ("" when nothing says so): a fairly
+    fluent free transcript that sounds unlike the name. Spelling is no guide here: short
+    talk words are near short names ("para" / "Ana": rapidfuzz 0.86)."""
+    free = utterance.free_text.strip()
+    fluency = utterance.free_fluency
+    if not re.search(r"\w", free) or fluency is None or fluency < limits.fluent_words:
+        return ""
+    if sounds_like_name(free, intent, limits):
+        return ""
+    return f"free transcript {free!r} does not sound like {intent.player}"
 
 
 def talk_evidence(
@@ -275,7 +327,14 @@ def talk_evidence(
         gate = limits.fluent_words
     sure = utterance.free_fluency is not None and utterance.free_fluency >= gate
     fluent = sure and free_intent is None and re.search(r"\w", free) is not None
-    if fluent and similarity(free, best.text) < limits.talk_similarity:
+    # An unsure transcript that sounds like the phrase is the phrase misheard ("Tuna" for
+    # "dudo"); one the backend is sure of is what was said ("presiones", no "tres dones").
+    sounds_alike = (
+        utterance.free_fluency is not None
+        and utterance.free_fluency < limits.sound_fluent
+        and sound_similarity(free, best.text) >= limits.sound_alike
+    )
+    if fluent and similarity(free, best.text) < limits.talk_similarity and not sounds_alike:
         return f"free transcript {free!r} is no game phrase"
     speech_s = utterance.end_s - utterance.start_s
     if (
@@ -319,6 +378,7 @@ def decide(
         utterance, best, free_intent, limits, Lexicon.load() if lexicon is None else lexicon
     )
     if isinstance(best.intent, NameOnlyIntent):  # a name alone, unless the audio says otherwise
+        against = against or name_evidence(utterance, best.intent, limits)
         if against:
             return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
         return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, "a name")
