@@ -163,6 +163,18 @@ def test_an_unsure_free_transcript_is_no_evidence_against() -> None:
     assert decide(heard, PARSER, limits=LIMITS).action == "accept"
 
 
+@pytest.mark.parametrize("free", ["2.", "1,", "2, 3"])
+def test_digits_alone_are_no_table_talk_against_a_call(free: str) -> None:
+    # Whisper writes a digit for a short call it cannot make out ("dudo" -> "2."); the
+    # same transcript in words would count against the dudo.
+    limits = replace(LIMITS, fluent_consequential=-3.0)
+    turn = GameView(kinds=frozenset({"bid", "dudo", "calzo", "paso"}))  # no bare number
+    heard = utt(("dudo", 0.95), ("x", 0.05), free=free)
+    assert decide(heard, PARSER, view=turn, limits=limits).action == "accept"
+    worded = utt(("dudo", 0.95), ("x", 0.05), free="Donde.")
+    assert decide(worded, PARSER, view=turn, limits=limits).action != "accept"
+
+
 def test_free_transcript_with_digits_reads_as_its_number() -> None:
     heard = utt(("treinta y siete", 0.9), ("x", 0.1), free="30 y 7")
     d = decide(heard, PARSER, view=GameView(kinds=frozenset({"number"})), limits=LIMITS)
