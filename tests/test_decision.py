@@ -258,6 +258,22 @@ def test_likely_raises_get_a_prior_over_far_fetched_ones() -> None:
     assert primed.intent == BidIntent(quantity=5, face=5) and primed.action == "accept"
 
 
+def test_over_a_standing_bid_dudo_is_likely_and_a_rare_query_is_not() -> None:
+    likely = likely_raises(BidIntent(quantity=2, face=6), [BidIntent(quantity=3, face=6)])
+    assert DudoIntent() in likely and likely_raises(None, []) == frozenset()
+    heard = utt(("dudo", 0.5), ("quién va", 0.31), ("x", 0.19))  # an espeak "dudo"
+    limits = replace(LIMITS, accept_consequential=0.6)
+    flat = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits)
+    primed = decide(heard, PARSER, view=GameView(kinds=TURN, likely=likely), limits=limits)
+    assert flat.action != "accept"
+    assert primed.action == "accept" and primed.intent == DudoIntent()
+    # The prior moves mass among game readings, never away from table talk.
+    talk = utt(("dudo", 0.52), ("qué calor", 0.48), free="qué calor")
+    assert decide(talk, PARSER, view=GameView(kinds=TURN, likely=likely), limits=limits).action != (
+        "accept"
+    )
+
+
 def test_a_likely_raise_said_by_a_named_player_still_counts_as_likely() -> None:
     view = GameView(kinds=TURN, likely=frozenset({BidIntent(quantity=5, face=5)}))
     assert view.is_likely(BidIntent(quantity=5, face=5, player="Ana"))
