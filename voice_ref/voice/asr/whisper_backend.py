@@ -208,7 +208,7 @@ class WhisperRecognizer:
         the bench set the same contexts again and again, and the bench's "turn" context
         (34,212 phrases) took ~1-3 s of CPU to compile."""
         for i, (known, compiled) in enumerate(self._compiled):
-            if known is phrases or (len(known) == len(phrases) and known == phrases):
+            if known is phrases or known == phrases:  # tuples: lengths first
                 self._compiled.insert(0, self._compiled.pop(i))
                 return compiled
         candidates = [Candidate(p.text, p.intent, syllables(p.text)) for p in phrases]
