@@ -13,7 +13,7 @@ from voice_ref.dialogue.referee import Referee
 from voice_ref.dialogue.setup import TableSetup
 from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import game_view, make_decider, phrases_now
+from voice_ref.voice.decision import game_view, make_decider, phrases_now, taken_back
 
 
 def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:
@@ -103,7 +103,7 @@ def test_a_bid_taken_back_is_not_heard_again_until_the_game_moves_on(tmp_path: P
     assert first.action == "accept" and first.intent == BidIntent(quantity=2, face=2)
     referee.handle_intent(first.intent)
     assert referee.handle_text("me equivoqué").accepted
-    assert referee.taken_back() == BidIntent(quantity=2, face=2)
+    assert taken_back(referee) == BidIntent(quantity=2, face=2)
     again = decide(misheard, referee, referee.expecting)
     assert again.intent == BidIntent(quantity=2, face=4)
     texts = {p.text for p in phrases_now(referee)}

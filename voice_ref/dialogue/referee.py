@@ -177,7 +177,7 @@ class Referee:
             )
         return self._inventory.phrases(self.expecting, canonical=False)
 
-    def taken_back(self) -> BidIntent | None:
+    def taken_back(self) -> Bid | None:
         """The bid just taken back with "me equivoqué", while the game is still where it was
         taken back. The player says the call again, and it was not that one: the voice layer
         does not offer that reading again (a simulated game heard "dos cuadras" as "dos
@@ -186,9 +186,7 @@ class Referee:
         if self._taken_back is None:
             return None
         moves, bid = self._taken_back
-        if len(self.game.move_stack) != moves:
-            return None
-        return BidIntent(quantity=bid.quantity, face=int(bid.face), clean=bid.clean)
+        return bid if len(self.game.move_stack) == moves else None
 
     def is_legal(self, intent: Intent) -> bool:
         """Whether the game would accept this intent now (the voice layer asks before acting,

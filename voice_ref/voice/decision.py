@@ -656,8 +656,14 @@ def game_view(
         likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
     return GameView(
         kinds=kinds, dice_on_table=game.dice_on_table, likely=likely, is_legal=referee.is_legal,
-        taken_back=referee.taken_back() if expecting == referee.expecting else None,
+        taken_back=taken_back(referee) if expecting == referee.expecting else None,
     )
+
+
+def taken_back(referee: RefereePort) -> BidIntent | None:
+    """The bid the table just took back, as the reading not to offer again."""
+    bid = referee.taken_back()
+    return None if bid is None else _bid_intent(bid)
 
 
 def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
