@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,9 @@ class OracleRecognizer:
 
     def set_context(self, context: ListenContext) -> None:
         pass
+
+    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+        self.prepared = list(contexts)
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         self._buffer = np.concatenate([self._buffer, samples])

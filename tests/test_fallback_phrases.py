@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,9 @@ class FakeWhisper:
 
     def set_context(self, context: ListenContext) -> None:
         self.contexts.append(context)
+
+    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+        self.prepared = list(contexts)
 
     def accept(self, samples: np.ndarray) -> list:
         return []

@@ -17,7 +17,6 @@ from voice_ref.voice.asr.phrase_search import (
     first_tokens,
     search,
     token_prefixes_exceed,
-    trie_levels,
 )
 
 PHRASES = (
@@ -62,9 +61,9 @@ def _run(limits: SearchLimits) -> list[tuple[Candidate, float]]:
     trie = build_trie(cands, players=("Ana",))
     columns = {t: i for i, t in enumerate([EOT, DOT, *sorted(first_tokens(trie, VOCAB.get))])}
     probe, row = _probe(columns)
-    scorer = PmiScorer(probe, lambda seqs: [(0.0, {}) for _ in seqs], 0.0, [EOT, DOT])
+    scorer = PmiScorer(probe, lambda seqs, _nexts: [(0.0, {}) for _ in seqs], 0.0, [EOT, DOT])
     index = np.fromiter(columns, dtype=np.int64)
-    first = scorer.first(TokenRow(columns, row(())[index].astype(np.float32)))
+    first = TokenRow(columns, row(())[index].astype(np.float32))
     return search(scorer, trie, first, VOCAB.__getitem__, None, None, limits)
 
 
@@ -96,22 +95,16 @@ def test_exhaustive_values_are_the_phrases_own_scores() -> None:
         assert min(abs(scored[text] - eot_only), abs(scored[text] - with_dot)) < 1e-4
 
 
-def test_trie_levels_list_every_word_node_once() -> None:
-    trie = build_trie([Candidate(p, None) for p in PHRASES], players=("Ana",))
-    levels = trie_levels(trie, VOCAB.__getitem__)
-    flat = [tuple(s) for level in levels for s in level]
-    assert len(flat) == len(set(flat))
-    assert len(levels) == 3  # "hay cuatro quinas", "Ana, cuatro quinas"
-    assert all(len(s) == 2 * (i + 1) for i, level in enumerate(levels) for s in level)
-
-
 def test_token_prefix_count_stops_at_its_limit_with_the_right_answer() -> None:
     """Whether a trie is small enough to score exhaustively, decided without listing
     every token prefix: the same answer as counting them all, at every limit."""
     trie = build_trie([Candidate(p, None) for p in PHRASES], ["Ana"])
-    prefixes = {
-        tuple(s[:i]) for level in trie_levels(trie, VOCAB.__getitem__) for s in level
-        for i in range(1, len(s) + 1)
-    }
+    prefixes, stack = set(), [((), trie)]
+    while stack:  # every token prefix, counted the long way
+        tokens, node = stack.pop()
+        for word, child in node.children.items():
+            longer = tokens + tuple(VOCAB[word])
+            prefixes.update(longer[:i] for i in range(1, len(longer) + 1))
+            stack.append((longer, child))
     for limit in (0, 1, len(prefixes) - 1, len(prefixes), len(prefixes) + 1, 10**6):
         assert token_prefixes_exceed(trie, VOCAB.__getitem__, limit) == (len(prefixes) > limit)

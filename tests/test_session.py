@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from argparse import Namespace
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,9 @@ class CodebookRecognizer:
 
     def set_context(self, context: ListenContext) -> None:
         self.contexts.append(context)
+
+    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+        self.prepared = list(contexts)
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         code = round(float(samples[0]) * 1000) if len(samples) else 0

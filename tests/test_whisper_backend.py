@@ -106,14 +106,15 @@ def test_text_prior_is_the_decoder_on_silence_and_is_cached(recognizer) -> None:
     fresh = PrefixProbe(recognizer._decoder, recognizer._silence, recognizer._start(),
                         recognizer._columns)
     ((lp, row),) = fresh([tokens])
-    ((cached_lp, entries),) = recognizer._prior([tokens])
-    assert cached_lp == pytest.approx(lp, abs=1e-4)
     eot = recognizer._tok.eot
+    ((cached_lp, entries),) = recognizer._prior([tokens], [[eot]])
+    assert cached_lp == pytest.approx(lp, abs=1e-4)
     assert entries[eot] == pytest.approx(row[eot], abs=1e-4)
     rows = recognizer._prior_probe.rows
-    again = recognizer._prior([tokens])
+    again = recognizer._prior([tokens], [[eot]])
     assert recognizer._prior_probe.rows == rows  # no decoder row the second time
     assert again[0][0] == cached_lp
+    assert again[0][1][eot] == pytest.approx(row[eot], abs=1e-4)
 
 
 def test_a_small_context_scores_every_phrase(recognizer) -> None:  # noqa: ANN001
@@ -147,6 +148,23 @@ def test_the_prior_is_what_the_correction_removes(recognizer) -> None:  # noqa: 
     """The decoder expects a short common reply more than a rare bid without any
     speech: that advantage is what PMI subtracts (lambda x the prior)."""
     common, rare = (recognizer._tok.encode(t) for t in (" Sí.", " Diecisiete sextos"))
-    (p_common, _), (p_rare, _) = recognizer._prior([common, rare])
+    (p_common, _), (p_rare, _) = recognizer._prior([common, rare], [[], []])
     assert p_common > p_rare + 3.0
     assert 0 < recognizer.prior_weight <= 1
+
+
+def test_after_prepare_an_answer_computes_no_text_prior(recognizer) -> None:  # noqa: ANN001
+    """`prepare` computes the prior of every phrase of a context before the game: an
+    utterance then only computes its own free transcript's and the few "phrase + ."
+    sequences of the end check, not the ~100 rows a big context's phrases needed."""
+    from voice_ref.voice.asr.whisper_backend import END_CHECKS
+
+    inventory = PhraseInventory(recognizer.players)
+    count = ListenContext("count", tuple(inventory.phrases("count", canonical=False)))
+    recognizer.prepare([count])
+    recognizer.set_context(count)
+    assert not recognizer._exhaustive  # a beam search: which prefixes it scores varies
+    label = _clean_clip(_labels(), "answer_number")
+    before = recognizer._text_prior.computed
+    recognizer.recognize(read_wav(DEV / label["file"]))
+    assert recognizer._text_prior.computed - before <= 1 + END_CHECKS

@@ -232,6 +232,9 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         on_listening=listening_again,
         opening_extra=opening_extra(config),
     )
+    # Whisper computes its text prior of the table's phrases once (about a minute for new
+    # players, kept beside the model), so no answer waits for it.
+    session.prepare()
     previous_sigterm = _stop_on_sigterm()
     try:
         session.start(opening)

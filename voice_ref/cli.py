@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--categories", help="only these label categories (comma-separated)")
     bench.add_argument("--rows", metavar="JSONL", help="write every clip's result here (with "
                        "--games: every line a player said, what was heard and done)")
+    bench.add_argument("--cold", action="store_true", help="do not prepare the recognizer "
+                       "first: the Whisper text prior is computed while answering, as at a "
+                       "new table before its phrases were ever prepared")
     sim = bench.add_argument_group("simulated table (voice_ref/simulation)")
     sim.add_argument("--games", type=int, help="play N whole spoken games")
     sim.add_argument("--players", help="comma-separated names in seat order")

@@ -9,6 +9,7 @@ import argparse
 import json
 import random
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ class BenchOptions:
     seed: int = 0
     backend: str | None = None
     rows: Path | None = None  # every line's result, as JSON Lines (`LineRow`)
+    prepare: bool = True  # as `voice-ref play`: the recognizer prepares the table's phrases
 
 
 def main(args: argparse.Namespace) -> int:
@@ -99,6 +101,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         seed=args.seed if args.seed is not None else 0,
         backend=args.backend,
         rows=Path(args.rows) if getattr(args, "rows", None) else None,
+        prepare=not getattr(args, "cold", False),
     )
 
 
@@ -121,6 +124,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
     scores: list[GameScore] = []
     results: list[GameResult] = []
     rows_out = options.rows.open("w", encoding="utf-8") if options.rows else None
+    prepare_s = 0.0
     for g in range(options.games):
         def rng(part: str, g: int = g) -> random.Random:
             return random.Random(f"{options.seed}:{g}:{part}")
@@ -130,6 +134,10 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
             lambda text: _cached(cache, text, referee_voice), 16000, config.audio.holdoff_s)
         session, referee, recognizer = wire(config, setup, announcer, recognizer,
                                             options.backend)
+        if options.prepare and g == 0:  # as `voice-ref play` does before the opening
+            t0 = time.perf_counter()
+            session.prepare()
+            prepare_s = time.perf_counter() - t0
         renderer = Renderer(voices, rng("voice"), noise=noise, snr_db=options.snr_db,
                             sample_rate=recognizer.sample_rate)
         phrasing = Phrasing(rng("words"), options.players, config.dialect)
@@ -156,8 +164,9 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
     if rows_out is not None:
         rows_out.close()
     assert recognizer is not None
-    return summarize(scores, backend=getattr(recognizer, "name", "?"),
-                     model=str(getattr(recognizer, "model", "?")))
+    return {**summarize(scores, backend=getattr(recognizer, "name", "?"),
+                        model=str(getattr(recognizer, "model", "?"))),
+            "prepare_s": round(prepare_s, 1)}
 
 
 def _write_row(out: TextIO, game: int, row: LineRow) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.language.expecting import QUESTIONS
 from voice_ref.language.intents import Intent
-from voice_ref.language.inventory import Phrase
+from voice_ref.language.inventory import EXPECTING, Phrase
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
 from voice_ref.voice.decision import Action, DeciderFn, Heard, HoldsFragments, phrases_now
 from voice_ref.voice.display import TableView
@@ -101,6 +101,13 @@ class VoiceSession:
         self._listening_after: tuple[int, float] | None = None  # (reply number, said at)
 
     # -- the loop -------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Let the recognizer get ready for every phrase this table may say (Whisper's text
+        prior: about a minute the first time for a set of players, then read from disk)."""
+        self.recognizer.prepare(
+            [ListenContext(e, tuple(self.referee.phrases_for(e))) for e in EXPECTING]
+        )
 
     def start(self, opening: Reply | None = None) -> None:
         """Show and say the opening announcement (the referee's, unless one is given)."""

@@ -9,6 +9,7 @@ the audio (Whisper align).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -75,6 +76,10 @@ class Recognizer(Protocol):
 
     def set_context(self, context: ListenContext) -> None:
         """Constrain or bias recognition to what is expected (called between utterances)."""
+
+    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+        """Before the game: compute what does not depend on the audio for every context
+        the table will use (and keep it), so answers do not wait for it."""
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         """Feed audio; return the utterances that finished inside it."""

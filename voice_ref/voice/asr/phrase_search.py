@@ -87,7 +87,8 @@ class Prefix:
 
 
 ProbeFn = Callable[[list[list[int]]], list[tuple[float, TokenRow]]]
-PriorFn = Callable[[list[list[int]]], list[tuple[float, Mapping[int, float]]]]
+# (sequences, the next tokens the search will read after each) -> (log P, next-token row)
+PriorFn = Callable[[list[list[int]], list[list[int]]], list[tuple[float, Mapping[int, float]]]]
 
 
 class PmiScorer:
@@ -109,20 +110,26 @@ class PmiScorer:
         self.eot = self.end_tokens[0]
         self.calls = 0
 
-    def score(self, sequences: list[list[int]]) -> list[Scored]:
-        """One batched decoder call (plus the prior's, when not cached)."""
+    def score(self, sequences: list[list[int]], nexts: list[list[int]]) -> list[Scored]:
+        """One batched decoder call (plus the prior's, when not stored). `nexts`: the
+        tokens the search will read after each sequence (besides the end tokens)."""
         self.calls += 1
         probed = self._probe(sequences)
-        priors = self._prior(sequences) if self.weight else [(0.0, NO_ROW)] * len(sequences)
         return [
             Scored(lp, row, plp, prow)
-            for (lp, row), (plp, prow) in zip(probed, priors, strict=True)
+            for (lp, row), (plp, prow) in zip(probed, self._priors(sequences, nexts), strict=True)
         ]
 
-    def first(self, row: TokenRow) -> Scored:
+    def first(self, row: TokenRow, nexts: list[int]) -> Scored:
         """The empty prefix, given the first-token row (the free transcript's first step)."""
-        plp, prow = self._prior([[]])[0] if self.weight else (0.0, NO_ROW)
-        return Scored(0.0, row, plp, prow)
+        return Scored(0.0, row, *self._priors([[]], [nexts])[0])
+
+    def _priors(
+        self, sequences: list[list[int]], nexts: list[list[int]]
+    ) -> list[tuple[float, Mapping[int, float]]]:
+        if not self.weight:
+            return [(0.0, NO_ROW)] * len(sequences)
+        return self._prior(sequences, [[*n, *self.end_tokens] for n in nexts])
 
     def value(self, s: Scored) -> float:
         return s.lp - self.weight * s.prior_lp
@@ -167,7 +174,7 @@ class SearchLimits:
 def search(
     scorer: PmiScorer,
     trie: Node,
-    first: Scored,
+    first_row: TokenRow,
     word_tokens: Callable[[str], list[int]],
     free: Candidate | None,
     free_tokens: list[int] | None,
@@ -179,11 +186,16 @@ def search(
     first token of their last word) are scored exactly, which gives their next-token
     distribution for the next level and, for complete phrases, the probability of
     ending there. The free transcript rides along in the first call as the garbage
-    model. Returns (candidate, value) best first.
+    model. `first_row` is the audio's first-token row. Returns (candidate, value) best
+    first.
     """
     done: list[tuple[Candidate, float]] = []
     ends: dict[int, Prefix] = {}  # index in done -> the prefix it ends
-    frontier = [Prefix((), trie, first)]
+
+    def nexts(node: Node) -> list[int]:
+        return [word_tokens(word)[0] for word in node.children]
+
+    frontier = [Prefix((), trie, scorer.first(first_row, nexts(trie)))]
     best = -np.inf
 
     def close(prefix: Prefix) -> None:
@@ -210,9 +222,11 @@ def search(
         options.sort(key=lambda o: -o[0])
         options = options[: limits.first_beam if level == 0 else limits.beam]
         sequences = [list(o[1]) for o in options]
+        following = [nexts(o[2]) for o in options]
         if free_tokens is not None:
             sequences.append(free_tokens)
-        scored = scorer.score(sequences)
+            following.append([])
+        scored = scorer.score(sequences, following)
         if free_tokens is not None and free is not None:
             # The free transcript carries its own punctuation: it ends on end of text.
             value = scorer.end_value(scored.pop(), (scorer.eot,))
@@ -245,7 +259,9 @@ def check_ends(
         return
     puncts = scorer.end_tokens[1:]
     chosen = [puncts[int(np.argmax(ends[i].scored.row.take(puncts)))] for i in order]
-    after = scorer.score([list(ends[i].tokens) + [p] for i, p in zip(order, chosen, strict=True)])
+    after = scorer.score(
+        [list(ends[i].tokens) + [p] for i, p in zip(order, chosen, strict=True)], [[]] * len(order)
+    )
     for i, p, a in zip(order, chosen, after, strict=True):
         done[i] = (done[i][0], scorer.exact_end_value(ends[i].scored, p, a))
 
@@ -310,19 +326,3 @@ def token_prefixes_exceed(
                 nxt.append((longer, child))
         frontier = nxt
     return False
-
-
-def trie_levels(root: Node, word_tokens: Callable[[str], list[int]]) -> list[list[list[int]]]:
-    """The token sequence of every word node, one list per word level (breadth first)."""
-    levels: list[list[list[int]]] = []
-    frontier: list[tuple[list[int], Node]] = [([], root)]
-    while frontier:
-        nxt = [
-            (tokens + word_tokens(word), child)
-            for tokens, node in frontier
-            for word, child in node.children.items()
-        ]
-        if nxt:
-            levels.append([t for t, _ in nxt])
-        frontier = nxt
-    return levels

@@ -10,7 +10,7 @@ tokens at once), batched with the other sequences of the call, whatever their ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -95,6 +95,13 @@ class PrefixProbe:
                 if key and e.state is not None and e.generation < self._generation - 1:
                     e.state = None
         return out
+
+    def forget(self, sequences: Iterable[Sequence[int]]) -> None:
+        """Drop what is remembered of `sequences` (their decoder states above all): a walk
+        over a big trie is done with them once their subtrees are scored."""
+        for tokens in sequences:
+            if tokens:
+                self._entries.pop(tuple(tokens), None)
 
     # --- internals -------------------------------------------------------------------------
 

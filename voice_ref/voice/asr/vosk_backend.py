@@ -203,6 +203,9 @@ class VoskRecognizer:
         phrases = self._usable(context.phrases) if context.phrases else self._game_phrases
         self._use_grammar(phrases)
 
+    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+        """Nothing to compute ahead: a Vosk grammar is built per context in milliseconds."""
+
     @property
     def grammar(self) -> tuple[str, ...] | None:
         """The phrases Vosk is constrained to now (None = free transcription)."""

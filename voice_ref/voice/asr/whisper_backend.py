@@ -21,8 +21,9 @@ fits the audio. So, per utterance:
    beam of `FIRST_BEAM` / `BEAM` word prefixes per level. A complete phrase scores
    log P(text, end-of-text | audio) minus 0.5 x the same on silence (PMI: Whisper's
    text prior favours short, common texts whatever was said; the prior is the same
-   decoder on silence, remembered by token tuple, computed when a small context is
-   set).
+   decoder on silence, kept by `TextPrior` per token sequence: `prepare` computes it
+   for a table's phrases before the game and it is saved beside the model, so an
+   answer reads it instead of computing it).
 5. The best complete phrases get their exact end probability (a final "." only
    ends a phrase if end-of-text follows it: "Camila. Ocho tontos."), and every
    phrase a duration score: its syllables must fit the speech the VAD measured.
@@ -52,14 +53,14 @@ from voice_ref.voice.asr.phrase_search import (
     Node,
     PmiScorer,
     SearchLimits,
-    TokenRow,
     build_trie,
     first_tokens,
     search,
     token_prefixes_exceed,
-    trie_levels,
 )
 from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
+from voice_ref.voice.asr.text_prior import FILE_NAME as PRIOR_FILE
+from voice_ref.voice.asr.text_prior import PriorRow, TextPrior, fingerprint
 from voice_ref.voice.asr.vad import StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 
@@ -84,6 +85,7 @@ GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thre
 PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (PMI)
 PRIOR_CACHE_SIZE = 20_000  # prior sequences kept (one float32 row of ~300 entries each)
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
+PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 
 
@@ -161,12 +163,13 @@ class WhisperRecognizer:
         # The next-token entries the search reads (token -> index in every TokenRow):
         # end tokens and the first token of every trie word. They only grow.
         self._columns: dict[int, int] = {t: i for i, t in enumerate(self._end_tokens)}
-        # Text prior: the decoder on silence, by token tuple (it does not depend on
-        # the utterance), remembered by a long-lived probe.
+        # Text prior: the decoder on silence, by token sequence (it does not depend on
+        # the utterance), computed by a long-lived probe and kept by `TextPrior`.
         self._silence = np.asarray(
             self._encode(np.zeros(int(PRIOR_AUDIO_S * SAMPLE_RATE), np.float32))
         )
         self._prior_probe: PrefixProbe | None = None
+        self._text_prior: TextPrior | None = None
         self._compiled: list[tuple[tuple[Phrase, ...], _Compiled]] = []
         self.set_context(ListenContext("any"))
 
@@ -196,11 +199,64 @@ class WhisperRecognizer:
                 keep_states=KeepStates.RECENT,
                 max_entries=PRIOR_CACHE_SIZE,
             )
-        if self._exhaustive and self.prior_weight:
+            # Kept on disk beside the model, unless a prompt (which changes it) is used.
+            path = None if prompt_tokens else Path(self.model) / PRIOR_FILE
+            self._text_prior = TextPrior(
+                self._prior_probe, path, fingerprint(Path(self.model), self._start(), PRIOR_AUDIO_S)
+            )
+        if self._exhaustive:
             # Small trie: the prior of every prefix now, between utterances, not while
             # a player waits for the answer.
-            for level in trie_levels(self._trie, self._word_tokens):
-                self._prior(level)
+            self._prepare_prior(self._trie)
+
+    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+        """Compute the text prior of every phrase of `contexts` now and save it beside the
+        model: a table's answers then read it instead of computing ~100 decoder rows each
+        (the first time for a set of players and rules: about a minute; then none)."""
+        current, t0 = self.context, time.perf_counter()
+        before = self._text_prior.computed if self._text_prior is not None else 0
+        for context in contexts:
+            self.set_context(context)
+            self._prepare_prior(self._trie)
+        self.set_context(current)
+        self.save()
+        computed = (self._text_prior.computed if self._text_prior is not None else 0) - before
+        if computed:  # minutes the first time: say why the table waited
+            log.warning(
+                "Whisper text prior: %d new phrase prefixes computed in %.0f s, kept in %s",
+                computed, time.perf_counter() - t0, Path(self.model) / PRIOR_FILE,
+            )
+
+    def save(self) -> None:
+        """Keep what the text prior learned for the next start (a no-op if nothing new)."""
+        if self._text_prior is not None:
+            self._text_prior.save()
+
+    def _prepare_prior(self, trie: Node) -> None:
+        """Store the prior of every word prefix of `trie` and the entries a search reads
+        from it: the first token of each next word and the end tokens.
+
+        Depth first, `PREPARE_CHUNK` prefixes a decoder call, with a probe of its own that
+        forgets a chunk once its subtree is done: a level of the bench's "turn" trie has
+        ~10,000 prefixes, and their decoder states (~25 kB a token) took gigabytes."""
+        prior = self._text_prior
+        if not self.prior_weight or prior is None:
+            return
+        probe = PrefixProbe(self._decoder, self._silence, self._start(), self._columns)
+
+        def walk(items: list[tuple[list[int], Node]]) -> None:
+            for i in range(0, len(items), PREPARE_CHUNK):
+                part = items[i : i + PREPARE_CHUNK]
+                prior.ensure([(tokens, self._nexts(node)) for tokens, node in part], probe)
+                walk([(tokens + self._word_tokens(word), child)
+                      for tokens, node in part for word, child in node.children.items()])
+                probe.forget(tokens for tokens, _ in part)
+
+        walk([([], trie)])
+
+    def _nexts(self, node: Node) -> list[int]:
+        """The tokens a search reads after reaching `node`: next words' first, the ends."""
+        return [*(self._word_tokens(w)[0] for w in node.children), *self._end_tokens]
 
     def _compile(self, phrases: tuple[Phrase, ...]) -> _Compiled:
         """The candidates (digit spellings added), their word trie and whether it is scored
@@ -258,7 +314,7 @@ class WhisperRecognizer:
         scored = search(
             scorer,
             self._trie,
-            scorer.first(probe.root[1]),
+            probe.root[1],
             self._word_tokens,
             Candidate(free, None) if free else None,
             free_tokens if free else None,
@@ -333,15 +389,15 @@ class WhisperRecognizer:
 
     # --- closed-vocabulary search --------------------------------------------------------
 
-    def _prior(self, sequences: list[list[int]]) -> list[tuple[float, TokenRow]]:
-        """log P(tokens | silence), and the next-token entries the search reads.
-
-        The text prior does not depend on the utterance: the probe on the silence
-        encoding remembers every sequence it scored (up to `PRIOR_CACHE_SIZE`).
-        """
-        if self._prior_probe is None:  # set in __init__ by set_context
+    def _prior(
+        self, sequences: list[list[int]], nexts: list[list[int]]
+    ) -> list[tuple[float, PriorRow]]:
+        """log P(tokens | silence), and its next-token row with at least `nexts` stored
+        (computed together, in one batched call, when missing: see `TextPrior`)."""
+        if self._text_prior is None:  # set in __init__ by set_context
             raise RuntimeError("the prior is read before any context was set")
-        return self._prior_probe(sequences)
+        self._text_prior.ensure(list(zip(sequences, nexts, strict=True)))
+        return self._text_prior(sequences)
 
     def _word_tokens(self, word: str) -> list[int]:
         tokens = self._word_cache.get(word)

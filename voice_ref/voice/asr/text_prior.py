@@ -1,0 +1,222 @@
+"""Whisper's text prior, log P(text | silence), remembered for good and kept on disk.
+
+The phrase search scores a phrase by how much better it explains the speech than no
+speech at all (`phrase_search.PmiScorer`): the same decoder run on silence gives what
+Whisper would write anyway. That prior does not depend on the utterance, so each
+token sequence needs computing once in the model's life, not once per utterance: in
+the big contexts it was ~100 of the ~230 decoder rows of an answer (~0.12 s of its
+~0.45 s). `TextPrior` keeps the log-probability of every sequence it has computed,
+by token sequence, and a prefix's next-token entries as the log-probabilities of its
+one-token extensions; `prepare` computes a whole phrase set between games, and the
+store is saved beside the model, so a table's phrases are computed once and answers
+read them from memory. Values are the decoder's own: a stored entry and a fresh one
+are the same number (to float rounding).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "text-prior.npz"
+# The decoder on silence: sequences -> (log P(sequence), its next-token row); a PrefixProbe.
+Probe = Callable[[Sequence[Sequence[int]]], Sequence[tuple[float, Mapping[int, float]]]]
+
+
+def _key(tokens: Iterable[int]) -> bytes:
+    """A token sequence as a dict key: 2 bytes a token (Whisper's vocabulary < 65,536),
+    far smaller than a tuple of Python ints."""
+    return np.fromiter(tokens, dtype=np.uint16).tobytes()
+
+
+class PriorRow(Mapping[int, float]):
+    """log P(next token | sequence, silence) for any token, read from the store.
+
+    An entry not stored yet is computed on the spot (one decoder call) and kept, so a
+    row never answers with a default: the score stays exact whatever was prepared.
+    """
+
+    __slots__ = ("_prior", "_tokens", "_lp", "_dense")
+
+    def __init__(
+        self,
+        prior: TextPrior,
+        tokens: tuple[int, ...],
+        lp: float,
+        dense: Mapping[int, float] | None,
+    ) -> None:
+        self._prior = prior
+        self._tokens = tokens
+        self._lp = lp
+        self._dense = dense  # the probe's row, once this row needed it
+
+    def __getitem__(self, token: int) -> float:
+        stored = self._prior.stored(self._tokens, token)
+        if stored is not None:
+            return stored - self._lp
+        if self._dense is None:
+            self._dense = self._prior.dense_row(self._tokens)
+        return self._prior.remember(self._tokens, self._lp, token, self._dense)
+
+    def get(self, token: int, default: float | None = None) -> float:  # type: ignore[override]
+        return self[token]
+
+    def __iter__(self) -> Iterator[int]:  # only what is stored: a row has every token
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+class TextPrior:
+    """Token sequence -> log P(sequence | silence), computed by `probe` when unknown.
+
+    `probe` is the recognizer's prefix probe on the silence encoding (it keeps decoder
+    states to extend prefixes cheaply); `path` is where the store is loaded from and
+    saved to (`None`: memory only); `fingerprint` names what the values depend on (the
+    model and the start sequence): a file saved under another one is not read.
+    """
+
+    def __init__(self, probe: Probe, path: Path | None = None, fingerprint: str = "") -> None:
+        self._probe = probe
+        self._lp: dict[bytes, float] = {_key(()): 0.0}
+        self.path = path
+        self.fingerprint = fingerprint
+        self.computed = 0  # sequences this process had to compute (not read)
+        self._saved = 0  # store size when last saved or loaded
+        if path is not None:
+            self._load(path)
+
+    def __len__(self) -> int:
+        return len(self._lp)
+
+    def __call__(self, sequences: Sequence[Sequence[int]]) -> list[tuple[float, PriorRow]]:
+        """log P(sequence | silence) and its next-token row, for each sequence."""
+        keys = [_key(s) for s in sequences]
+        missing = [i for i, k in enumerate(keys) if k not in self._lp]
+        fresh: dict[tuple[int, ...], Mapping[int, float]] = {}
+        if missing:
+            unique = list(dict.fromkeys(tuple(sequences[i]) for i in missing))
+            for tokens, (lp, row) in zip(unique, self._probe(unique), strict=True):
+                self._lp[_key(tokens)] = lp
+                fresh[tokens] = row
+            self.computed += len(unique)
+        out = []
+        for seq, key in zip(sequences, keys, strict=True):
+            tokens = tuple(seq)
+            lp = self._lp[key]
+            out.append((lp, PriorRow(self, tokens, lp, fresh.get(tokens))))
+        return out
+
+    def stored(self, tokens: tuple[int, ...], token: int) -> float | None:
+        """log P(tokens + token | silence) if stored."""
+        return self._lp.get(_key((*tokens, token)))
+
+    def dense_row(self, tokens: tuple[int, ...]) -> Mapping[int, float]:
+        """The probe's next-token row of `tokens` (every column the search reads; the
+        probe remembers recent sequences, so this is usually no decoder call)."""
+        ((_, row),) = self._probe([list(tokens)])
+        return row
+
+    def remember(
+        self, tokens: tuple[int, ...], lp: float, token: int, dense: Mapping[int, float]
+    ) -> float:
+        """log P(token | tokens, silence) from the probe's row (or one decoder call for a
+        token outside its columns), stored."""
+        if token in dense:
+            value = dense[token]
+        else:
+            ((extended, _),) = self._probe([[*tokens, token]])
+            self.computed += 1
+            value = extended - lp
+        self._lp[_key((*tokens, token))] = lp + value
+        return value
+
+    def ensure(
+        self, wanted: Sequence[tuple[Sequence[int], Sequence[int]]], probe: Probe | None = None
+    ) -> int:
+        """Store every (sequence, next tokens) pair: the sequences and the entries a search
+        will read. Computes what is missing in batched decoder calls (with `probe`, if
+        given, instead of the store's own); returns how many sequences it computed."""
+        before = self.computed
+        need = [s for s, nxt in wanted if _key(s) not in self._lp
+                or any(_key((*s, t)) not in self._lp for t in nxt)]
+        if not need:
+            return 0
+        unique = list(dict.fromkeys(tuple(s) for s in need))
+        rows = dict(zip(unique, (probe or self._probe)(unique), strict=True))
+        self.computed += sum(_key(s) not in self._lp for s in unique)
+        for s, nxt in wanted:
+            tokens = tuple(s)
+            if tokens not in rows:
+                continue
+            lp, row = rows[tokens]
+            self._lp[_key(tokens)] = lp
+            for t in nxt:
+                if t in row:
+                    self._lp.setdefault(_key((*tokens, t)), lp + row[t])
+        return self.computed - before
+
+    # --- on disk --------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        """Write the store if it grew since it was read (atomically: a table that is
+        stopped mid-write keeps the old file). Returns whether it wrote."""
+        if self.path is None or len(self._lp) == self._saved:
+            return False
+        keys = list(self._lp)
+        lengths = np.fromiter((len(k) // 2 for k in keys), dtype=np.uint16, count=len(keys))
+        tokens = np.frombuffer(b"".join(keys), dtype=np.uint16)
+        values = np.fromiter(self._lp.values(), dtype=np.float64, count=len(keys))
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            with tmp.open("wb") as f:
+                np.savez(f, fingerprint=np.array(self.fingerprint), lengths=lengths,
+                         tokens=tokens, values=values)
+            os.replace(tmp, self.path)
+        except OSError as exc:  # a read-only model folder: the store stays in memory
+            log.warning("text prior not saved to %s: %s", self.path, exc)
+            return False
+        self._saved = len(self._lp)
+        return True
+
+    def _load(self, path: Path) -> None:
+        if not path.is_file():
+            return
+        try:
+            with np.load(path) as data:
+                if str(data["fingerprint"]) != self.fingerprint:
+                    log.info("text prior in %s is for another model or start: not read", path)
+                    return
+                lengths, tokens, values = data["lengths"], data["tokens"], data["values"]
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("text prior in %s unreadable (%s): computed again", path, exc)
+            return
+        raw = tokens.astype(np.uint16).tobytes()
+        ends = np.cumsum(lengths.astype(np.int64)) * 2
+        starts = ends - lengths.astype(np.int64) * 2
+        for a, b, v in zip(starts.tolist(), ends.tolist(), values.tolist(), strict=True):
+            self._lp[raw[a:b]] = v
+        self._saved = len(self._lp)
+
+
+def fingerprint(model_dir: Path, start: Sequence[int], silence_s: float) -> str:
+    """What the prior's values depend on: the model's weights (by size and config), the
+    start sequence and the length of the silence."""
+    h = hashlib.sha256()
+    for name in ("config.json", "model.bin"):
+        p = model_dir / name
+        h.update(name.encode())
+        if p.is_file():
+            h.update(str(p.stat().st_size).encode())
+            if name.endswith(".json"):
+                h.update(p.read_bytes())
+    h.update(repr((list(start), silence_s)).encode())
+    return h.hexdigest()[:16]
