@@ -53,6 +53,7 @@ from voice_ref.voice.asr.phrase_search import (
     Node,
     PmiScorer,
     SearchLimits,
+    TokenRow,
     build_trie,
     first_tokens,
     search,
@@ -83,7 +84,7 @@ END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder ca
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
 GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
 PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (PMI)
-PRIOR_CACHE_SIZE = 20_000  # prior sequences kept (one float32 row of ~300 entries each)
+PRIOR_CACHE_SIZE = 2_000  # sequences the prior probe remembers (~1 kB each); TextPrior keeps values
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
@@ -242,15 +243,22 @@ class WhisperRecognizer:
         prior = self._text_prior
         if not self.prior_weight or prior is None:
             return
-        probe = PrefixProbe(self._decoder, self._silence, self._start(), self._columns)
+        probe: PrefixProbe | None = None  # made only if something is missing
+
+        def compute(sequences: Sequence[Sequence[int]]) -> list[tuple[float, TokenRow]]:
+            nonlocal probe
+            if probe is None:
+                probe = PrefixProbe(self._decoder, self._silence, self._start(), self._columns)
+            return probe(sequences)
 
         def walk(items: list[tuple[list[int], Node]]) -> None:
             for i in range(0, len(items), PREPARE_CHUNK):
                 part = items[i : i + PREPARE_CHUNK]
-                prior.ensure([(tokens, self._nexts(node)) for tokens, node in part], probe)
+                prior.ensure([(tokens, self._nexts(node)) for tokens, node in part], compute)
                 walk([(tokens + self._word_tokens(word), child)
                       for tokens, node in part for word, child in node.children.items()])
-                probe.forget(tokens for tokens, _ in part)
+                if probe is not None:
+                    probe.forget(tokens for tokens, _ in part)
 
         walk([([], trie)])
 
