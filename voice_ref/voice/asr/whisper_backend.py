@@ -4,10 +4,18 @@ Whisper base transcribes short game phrases badly ("cuatro cuadras" ->
 "¿Cuánto tu amas?"), but its decoder is a good judge of which *given* text
 fits the audio. So, per utterance:
 
-1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances.
-2. The utterance is encoded once. The encoder input is the speech plus 0.3 s of
-   real silence, not the usual 30 s window: about 10x faster, and because the
-   padding is silence Whisper still predicts the end of text where speech ends.
+1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances, and
+   end-points speculatively: an utterance ends after 0.2 s of silence (shorter
+   pauses inside a phrase must not split it), but recognition of its audio (0.2 s
+   before the speech to `TAIL_S` after it) starts at the tentative end, when
+   `TAIL_S` of silence followed the speech, inside that block's `accept()`. At the
+   final end the kept result is used if no speech came in between (the final
+   segment is then the same audio) and the phrases did not change (`set_context`,
+   `reset`); otherwise the final segment is recognized then (`SpeculativeSegments`).
+2. The utterance is encoded once. The encoder input is the speech, `TAIL_S` of real
+   room audio and 0.3 s of zeros, not the usual 30 s window: about 10x faster, and
+   because the padding is silence Whisper still predicts the end of text where
+   speech ends.
 3. A greedy free transcript is decoded (CTranslate2, int8). The transcript is the
    "garbage model" for table talk; its score comes from the decoder below.
 4. A word-level search over the trie of allowed phrases
@@ -60,7 +68,8 @@ from voice_ref.voice.asr.phrase_search import (
     trie_levels,
 )
 from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
-from voice_ref.voice.asr.vad import StreamingVad
+from voice_ref.voice.asr.speculative import SpeculativeSegments
+from voice_ref.voice.asr.vad import Segment, StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 
 log = logging.getLogger(__name__)
@@ -85,6 +94,9 @@ PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (
 PRIOR_CACHE_SIZE = 20_000  # prior sequences kept (one float32 row of ~300 entries each)
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
+# Silence after speech before recognition starts (tentative end, step 1), and the real
+# audio kept after the speech (BENCHMARKS.md, "Speculative end-pointing").
+TAIL_S = 0.064
 
 
 @lru_cache(maxsize=2)
@@ -155,7 +167,9 @@ class WhisperRecognizer:
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
         self._decoder = load_decoder(str(path))
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
-        self._vad = StreamingVad()
+        self._vad = StreamingVad(tail_s=TAIL_S)
+        self._early = SpeculativeSegments(self._decode)
+        self._active: _Compiled | None = None  # the compiled context results are for
         self._candidates: list[Candidate] = []
         self._word_cache: dict[str, list[int]] = {}
         # The next-token entries the search reads (token -> index in every TokenRow):
@@ -181,6 +195,9 @@ class WhisperRecognizer:
             phrases = tuple(inventory.phrases(context.expecting))
         self.context = context
         compiled = self._compile(phrases)
+        if compiled is not self._active:  # an early result was scored on other phrases
+            self._early.drop()
+            self._active = compiled
         self._candidates, self._trie, self._exhaustive, firsts = compiled
         for token in sorted(firsts - self._columns.keys()):
             self._columns[token] = len(self._columns)
@@ -225,28 +242,27 @@ class WhisperRecognizer:
         return compiled
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
-        return [self._decode(seg) for seg in self._vad.feed(samples)]
+        """Final utterances that ended in `samples`; a tentative end is recognized here
+        too (step 1), its result kept for the final end."""
+        return self._released(self._early(self._vad.feed(samples)))
 
     def flush(self) -> list[Utterance]:
-        return [self._decode(seg) for seg in self._vad.flush()]
+        return self._released(self._early(self._vad.flush()))
 
     def reset(self) -> None:
         self._vad.reset()
+        self._early.reset()
 
     # --- one utterance -------------------------------------------------------------------
 
-    def _decode(self, segment: tuple[np.ndarray, float, float]) -> Utterance:
-        audio, start_s, end_s = segment
-        utt = self.recognize(audio, start_s, end_s)
-        return Utterance(
-            utt.hypotheses,
-            start_s,
-            end_s,
-            decoded_at_s=self._vad.consumed_s,
-            free_text=utt.free_text,
-            free_fluency=utt.free_fluency,
-            extra=utt.extra,
-        )
+    def _released(self, utterances: list[Utterance]) -> list[Utterance]:
+        now = self._vad.consumed_s
+        return [replace(u, decoded_at_s=now) for u in utterances]
+
+    def _decode(self, segment: Segment) -> Utterance:
+        """Recognize one segment; `extra["started_at_s"]`: the stream time it started."""
+        utt = self.recognize(segment.audio, segment.start_s, segment.end_s)
+        return replace(utt, extra={**utt.extra, "started_at_s": self._vad.consumed_s})
 
     def recognize(self, audio: np.ndarray, start_s: float = 0.0, end_s: float = 0.0) -> Utterance:
         t0 = time.perf_counter()
