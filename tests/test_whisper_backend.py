@@ -158,11 +158,20 @@ BETWEEN = {"nothing": (None, 1, True), "same context": ("count", 1, True),
            "other context": ("yes_no", 2, False)}
 
 
+@pytest.fixture(scope="module")
+def speculative(recognizer):  # noqa: ANN001, ANN201
+    """A recognizer with tentative ends two chunks after the speech (whatever `TAIL_S` is)."""
+    from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
+
+    return WhisperRecognizer(MODEL, threads=2, players=recognizer.players, tail_s=0.064)
+
+
 @pytest.mark.parametrize("between, calls, early", BETWEEN.values(), ids=BETWEEN.keys())
-def test_the_final_end_reuses_the_tentative_result(recognizer, monkeypatch, between, calls,
+def test_the_final_end_reuses_the_tentative_result(speculative, monkeypatch, between, calls,
                                                    early) -> None:  # noqa: ANN001
     """Recognition starts at the tentative end, inside that block's `accept`; the final
     end uses that result unless the phrases changed in between."""
+    recognizer = speculative
     inventory = PhraseInventory(recognizer.players)
     count = ListenContext("count", tuple(inventory.phrases("count", canonical=False)))
     recognizer.set_context(count)

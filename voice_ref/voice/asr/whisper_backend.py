@@ -4,18 +4,19 @@ Whisper base transcribes short game phrases badly ("cuatro cuadras" ->
 "¿Cuánto tu amas?"), but its decoder is a good judge of which *given* text
 fits the audio. So, per utterance:
 
-1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances, and
-   end-points speculatively: an utterance ends after 0.2 s of silence (shorter
-   pauses inside a phrase must not split it), but recognition of its audio (0.2 s
-   before the speech to `TAIL_S` after it) starts at the tentative end, when
-   `TAIL_S` of silence followed the speech, inside that block's `accept()`. At the
-   final end the kept result is used if no speech came in between (the final
-   segment is then the same audio) and the phrases did not change (`set_context`,
-   `reset`); otherwise the final segment is recognized then (`SpeculativeSegments`).
-2. The utterance is encoded once. The encoder input is the speech, `TAIL_S` of real
-   room audio and 0.3 s of zeros, not the usual 30 s window: about 10x faster, and
-   because the padding is silence Whisper still predicts the end of text where
-   speech ends.
+1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances: one
+   ends after 0.2 s of silence (shorter pauses inside a phrase must not split it).
+   With `tail_s` set (`TAIL_S`: off, see below) it end-points speculatively: the
+   utterance's audio (0.2 s before the speech to `tail_s` after it) is recognized
+   at the tentative end, when `tail_s` of silence followed the speech, inside that
+   block's `accept()`; at the final end the kept result is used if no speech came
+   in between (the final segment is then the same audio) and the phrases did not
+   change (`set_context`, `reset`), else the final segment is recognized then
+   (`SpeculativeSegments`).
+2. The utterance is encoded once. The encoder input is the speech, 0.2 s (or
+   `tail_s`) of real room audio and 0.3 s of zeros, not the usual 30 s window:
+   about 10x faster, and because the padding is silence Whisper still predicts the
+   end of text where speech ends.
 3. A greedy free transcript is decoded (CTranslate2, int8). The transcript is the
    "garbage model" for table talk; its score comes from the decoder below.
 4. A word-level search over the trie of allowed phrases
@@ -95,8 +96,10 @@ PRIOR_CACHE_SIZE = 20_000  # prior sequences kept (one float32 row of ~300 entri
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 # Silence after speech before recognition starts (tentative end, step 1), and the real
-# audio kept after the speech (BENCHMARKS.md, "Speculative end-pointing").
-TAIL_S = 0.064
+# audio kept after the speech. Off: 1 and 2 chunks (32, 64 ms) start ~160 / ~125 ms
+# sooner but lose count answers and table talk on tuning-real (BENCHMARKS.md,
+# "Speculative end-pointing"); None keeps today's audio (0.2 s after the speech).
+TAIL_S: float | None = None
 
 
 @lru_cache(maxsize=2)
@@ -138,6 +141,7 @@ class WhisperRecognizer:
         garbage_penalty: float = GARBAGE_PENALTY,
         use_prompt: bool = False,
         prior_weight: float = PRIOR_WEIGHT,
+        tail_s: float | None = TAIL_S,
     ) -> None:
         if sample_rate != SAMPLE_RATE:
             raise ValueError("the Whisper recognizer works at 16000 Hz")
@@ -167,7 +171,7 @@ class WhisperRecognizer:
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
         self._decoder = load_decoder(str(path))
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
-        self._vad = StreamingVad(tail_s=TAIL_S)
+        self._vad = StreamingVad(tail_s=tail_s)
         self._early = SpeculativeSegments(self._decode)
         self._active: _Compiled | None = None  # the compiled context results are for
         self._candidates: list[Candidate] = []
