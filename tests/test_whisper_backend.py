@@ -168,3 +168,49 @@ def test_after_prepare_an_answer_computes_no_text_prior(recognizer) -> None:  # 
     before = recognizer._text_prior.computed
     recognizer.recognize(read_wav(DEV / label["file"]))
     assert recognizer._text_prior.computed - before <= 1 + END_CHECKS
+
+
+# Between the tentative and the final end: nothing, the same context set again (a copy),
+# another context. (recognitions, whether the final used the tentative result)
+BETWEEN = {"nothing": (None, 1, True), "same context": ("count", 1, True),
+           "other context": ("yes_no", 2, False)}
+
+
+@pytest.fixture(scope="module")
+def speculative(recognizer):  # noqa: ANN001, ANN201
+    """A recognizer with tentative ends two chunks after the speech (whatever `TAIL_S` is)."""
+    from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
+
+    return WhisperRecognizer(MODEL, threads=2, players=recognizer.players, tail_s=0.064)
+
+
+@pytest.mark.parametrize("between, calls, early", BETWEEN.values(), ids=BETWEEN.keys())
+def test_the_final_end_reuses_the_tentative_result(speculative, monkeypatch, between, calls,
+                                                   early) -> None:  # noqa: ANN001
+    """Recognition starts at the tentative end, inside that block's `accept`; the final
+    end uses that result unless the phrases changed in between."""
+    recognizer = speculative
+    inventory = PhraseInventory(recognizer.players)
+    count = ListenContext("count", tuple(inventory.phrases("count", canonical=False)))
+    recognizer.set_context(count)
+    recognizer.reset()
+    seen = []
+    real = recognizer.recognize
+    monkeypatch.setattr(recognizer, "recognize", lambda *a: seen.append(a) or real(*a))
+    label = _clean_clip(_labels(), "answer_number")
+    audio = np.concatenate([read_wav(DEV / label["file"]), np.zeros(8000, np.float32)])
+    blocks = [audio[i : i + 1600] for i in range(0, len(audio), 1600)]
+    out = []
+    for block in blocks:
+        got = recognizer.accept(block)
+        out += got
+        if seen and not out and between is not None:  # the tentative end was recognized
+            phrases = tuple(inventory.phrases(between, canonical=False))  # a new tuple
+            recognizer.set_context(ListenContext(between, phrases))
+            between = None
+    assert len(out) == 1 and len(seen) == calls
+    assert out[0].extra["early"] is early
+    # An early result started a block (or more) before the final end; a new one at it.
+    assert (out[0].extra["started_at_s"] < out[0].decoded_at_s) is early
+    if early:
+        assert out[0].end_s == seen[0][2]  # the tentative audio's speech end

@@ -200,6 +200,12 @@ def _utterance_record(utt: Utterance) -> dict:
         "hypotheses": [(h.text, h.score) for h in utt.hypotheses],
         "scored": utt.extra.get("scored", []),
         "compute_ms": utt.extra.get("compute_ms"),
+        # End-pointing: the stream time recognition started (its wait after `end_s` does
+        # not depend on load), whether that was at a tentative end, and how many
+        # tentative recognitions the speech caused (Whisper; None for other backends).
+        "started_at_s": utt.extra.get("started_at_s"),
+        "early": utt.extra.get("early"),
+        "tentative_runs": utt.extra.get("tentative_runs"),
     }
 
 

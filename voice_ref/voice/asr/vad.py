@@ -1,14 +1,44 @@
 """Streaming end-pointing: Silero VAD (the ONNX model bundled with faster-whisper).
 
-Cuts a stream of 16 kHz float32 blocks into utterances, each padded on both sides.
+Cuts a stream of 16 kHz float32 blocks into utterances (`Segment`s), with `pad_s` of
+audio before the speech and `pad_s` (or `tail_s`) after it.
 Backend-agnostic; the Whisper recognizer uses it (Vosk end-points by itself).
+
+With `tail_s` set, an utterance also has a *tentative* end as soon as `tail_s` of
+silence follows the speech (`final=False`, audio up to speech end + `tail_s`), so a
+recognizer can start while the VAD still waits for the real end (`end_silence_s`). If
+no speech comes in between, the final segment is the very same audio (it is cut at
+speech end + `tail_s` too); if speech resumes, the utterance goes on and a later
+tentative end replaces the first.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 SAMPLE_RATE = 16000
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Segment:
+    """One utterance's audio (padded) and where its speech was in the stream (seconds).
+
+    `final` False: a tentative end; the utterance may still go on."""
+
+    audio: np.ndarray
+    start_s: float
+    end_s: float
+    final: bool = True
+
+    def same_audio(self, other: Segment) -> bool:
+        """Whether both cover the same speech with the same samples."""
+        return (
+            (self.start_s, self.end_s) == (other.start_s, other.end_s)
+            and self.audio.shape == other.audio.shape
+            and bool(np.array_equal(self.audio, other.audio))
+        )
 
 
 class StreamingVad:
@@ -19,6 +49,8 @@ class StreamingVad:
     own `get_speech_timestamps`). 0.2 s answers 0.1 s sooner than 0.3 s and, on the
     590 DEV clips with speech, splits 5 instead of 2 (a pause after "Beto," is
     about 0.22 s): every answer waits for it, a split costs one clip in 200.
+    `tail_s` (None: off) adds tentative ends (module docstring); the audio after the
+    speech is then `tail_s` long instead of `pad_s`.
     """
 
     CHUNK = 512
@@ -31,6 +63,7 @@ class StreamingVad:
         min_speech_s: float = 0.1,
         pad_s: float = 0.2,
         max_utterance_s: float = 10.0,
+        tail_s: float | None = None,
     ) -> None:
         from faster_whisper.vad import get_vad_model
 
@@ -41,6 +74,12 @@ class StreamingVad:
         self.min_chunks = round(min_speech_s * SAMPLE_RATE / self.CHUNK)
         self.pad = int(pad_s * SAMPLE_RATE)
         self.max_samples = int(max_utterance_s * SAMPLE_RATE)
+        # Silent chunks after speech before the tentative end (None: no tentative ends).
+        self.tail_chunks = (
+            None if tail_s is None else max(1, round(tail_s * SAMPLE_RATE / self.CHUNK))
+        )
+        if self.tail_chunks is not None and self.tail_chunks >= self.end_chunks:
+            raise ValueError("tail_s must be shorter than end_silence_s")
         self.reset()
 
     def reset(self, keep_time: bool = True) -> None:
@@ -60,23 +99,33 @@ class StreamingVad:
     def consumed_s(self) -> float:
         return self._consumed / SAMPLE_RATE
 
-    def feed(self, samples: np.ndarray) -> list[tuple[np.ndarray, float, float]]:
-        """Returns finished (audio, start_s, end_s) segments, audio padded on both sides."""
-        out = []
+    def feed(self, samples: np.ndarray) -> list[Segment]:
+        """The segments that ended in `samples`: final ones, and at most one tentative
+        end, last, when the utterance is still open at the end of `samples` with no
+        speech after it (one that speech or the final end overtook in the same block
+        would be recognized for nothing)."""
+        out: list[Segment] = []
         data = np.concatenate([self._pending, np.asarray(samples, np.float32).reshape(-1)])
         n = len(data) // self.CHUNK * self.CHUNK
         self._pending = data[n:]
+        tentative = None
         for i in range(0, n, self.CHUNK):
             seg = self._chunk(data[i : i + self.CHUNK])
-            if seg is not None:
+            if seg is not None and not seg.final:
+                tentative = seg
+            elif seg is not None:
                 out.append(seg)
+                tentative = None
+        unchanged = tentative is not None and tentative.end_s == self._speech_end / SAMPLE_RATE
+        if unchanged and self._speech_start is not None:  # still open, no speech since it
+            out.append(tentative)
         return out
 
-    def flush(self) -> list[tuple[np.ndarray, float, float]]:
+    def flush(self) -> list[Segment]:
         seg = self._close() if self._speech_start is not None else None
         return [seg] if seg is not None else []
 
-    def _chunk(self, chunk: np.ndarray) -> tuple[np.ndarray, float, float] | None:
+    def _chunk(self, chunk: np.ndarray) -> Segment | None:
         x = np.concatenate([self._context, chunk])[None]
         prob, self._h, self._c = self._session.run(None, {"input": x, "h": self._h, "c": self._c})
         self._context = chunk[-64:]
@@ -100,17 +149,22 @@ class StreamingVad:
         too_long = self._consumed - self._speech_start >= self.max_samples
         if self._silence >= self.end_chunks or too_long:
             return self._close()
+        if self._silence == self.tail_chunks and self._speech_chunks >= self.min_chunks:
+            return self._segment(final=False)
         return None
 
-    def _close(self) -> tuple[np.ndarray, float, float] | None:
+    def _segment(self, final: bool) -> Segment:
+        """The utterance so far: from `pad_s` before its speech to `tail_s` (or `pad_s`)
+        after it, as far as audio was heard."""
         start, end = self._speech_start or 0, self._speech_end
-        keep = self._speech_chunks >= self.min_chunks
+        after = self.pad if self.tail_chunks is None else self.tail_chunks * self.CHUNK
         lo = max(0, start - self.pad - self._audio_start)
-        hi = min(len(self._audio), end + self.pad - self._audio_start)
-        audio = self._audio[lo:hi]
+        hi = min(len(self._audio), end + after - self._audio_start)
+        return Segment(self._audio[lo:hi], start / SAMPLE_RATE, end / SAMPLE_RATE, final)
+
+    def _close(self) -> Segment | None:
+        seg = self._segment(final=True) if self._speech_chunks >= self.min_chunks else None
         self._audio = self._audio[-(self.pad + self.CHUNK) :]
         self._audio_start = self._consumed - len(self._audio)
         self._speech_start, self._speech_chunks, self._silence = None, 0, 0
-        if not keep:
-            return None
-        return audio, start / SAMPLE_RATE, end / SAMPLE_RATE
+        return seg

@@ -4,10 +4,19 @@ Whisper base transcribes short game phrases badly ("cuatro cuadras" ->
 "¿Cuánto tu amas?"), but its decoder is a good judge of which *given* text
 fits the audio. So, per utterance:
 
-1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances.
-2. The utterance is encoded once. The encoder input is the speech plus 0.3 s of
-   real silence, not the usual 30 s window: about 10x faster, and because the
-   padding is silence Whisper still predicts the end of text where speech ends.
+1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances: one
+   ends after 0.2 s of silence (shorter pauses inside a phrase must not split it).
+   With `tail_s` set (`TAIL_S`: off, see below) it end-points speculatively: the
+   utterance's audio (0.2 s before the speech to `tail_s` after it) is recognized
+   at the tentative end, when `tail_s` of silence followed the speech, inside that
+   block's `accept()`; at the final end the kept result is used if no speech came
+   in between (the final segment is then the same audio) and the phrases did not
+   change (`set_context`, `reset`), else the final segment is recognized then
+   (`SpeculativeSegments`).
+2. The utterance is encoded once. The encoder input is the speech, 0.2 s (or
+   `tail_s`) of real room audio and 0.3 s of zeros, not the usual 30 s window:
+   about 10x faster, and because the padding is silence Whisper still predicts the
+   end of text where speech ends.
 3. A greedy free transcript is decoded (CTranslate2, int8). The transcript is the
    "garbage model" for table talk; its score comes from the decoder below.
 4. A word-level search over the trie of allowed phrases
@@ -60,9 +69,10 @@ from voice_ref.voice.asr.phrase_search import (
     token_prefixes_exceed,
 )
 from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
+from voice_ref.voice.asr.speculative import SpeculativeSegments
 from voice_ref.voice.asr.text_prior import FILE_NAME as PRIOR_FILE
 from voice_ref.voice.asr.text_prior import PriorRow, TextPrior, fingerprint
-from voice_ref.voice.asr.vad import StreamingVad
+from voice_ref.voice.asr.vad import Segment, StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 
 log = logging.getLogger(__name__)
@@ -88,6 +98,11 @@ PRIOR_CACHE_SIZE = 2_000  # sequences the prior probe remembers (~1 kB each); Te
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
+# Silence after speech before recognition starts (tentative end, step 1), and the real
+# audio kept after the speech. Off: 1 and 2 chunks (32, 64 ms) start ~160 / ~125 ms
+# sooner but lose count answers and table talk on tuning-real (BENCHMARKS.md,
+# "Speculative end-pointing"); None keeps today's audio (0.2 s after the speech).
+TAIL_S: float | None = None
 
 
 @lru_cache(maxsize=2)
@@ -129,6 +144,7 @@ class WhisperRecognizer:
         garbage_penalty: float = GARBAGE_PENALTY,
         use_prompt: bool = False,
         prior_weight: float = PRIOR_WEIGHT,
+        tail_s: float | None = TAIL_S,
     ) -> None:
         if sample_rate != SAMPLE_RATE:
             raise ValueError("the Whisper recognizer works at 16000 Hz")
@@ -158,7 +174,9 @@ class WhisperRecognizer:
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
         self._decoder = load_decoder(str(path))
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
-        self._vad = StreamingVad()
+        self._vad = StreamingVad(tail_s=tail_s)
+        self._early = SpeculativeSegments(self._decode)
+        self._active: _Compiled | None = None  # the compiled context results are for
         self._candidates: list[Candidate] = []
         self._word_cache: dict[str, list[int]] = {}
         # The next-token entries the search reads (token -> index in every TokenRow):
@@ -185,6 +203,9 @@ class WhisperRecognizer:
             phrases = tuple(inventory.phrases(context.expecting))
         self.context = context
         compiled = self._compile(phrases)
+        if compiled is not self._active:  # an early result was scored on other phrases
+            self._early.drop()
+            self._active = compiled
         self._candidates, self._trie, self._exhaustive, firsts = compiled
         for token in sorted(firsts - self._columns.keys()):
             self._columns[token] = len(self._columns)
@@ -289,28 +310,27 @@ class WhisperRecognizer:
         return compiled
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
-        return [self._decode(seg) for seg in self._vad.feed(samples)]
+        """Final utterances that ended in `samples`; a tentative end is recognized here
+        too (step 1), its result kept for the final end."""
+        return self._released(self._early(self._vad.feed(samples)))
 
     def flush(self) -> list[Utterance]:
-        return [self._decode(seg) for seg in self._vad.flush()]
+        return self._released(self._early(self._vad.flush()))
 
     def reset(self) -> None:
         self._vad.reset()
+        self._early.reset()
 
     # --- one utterance -------------------------------------------------------------------
 
-    def _decode(self, segment: tuple[np.ndarray, float, float]) -> Utterance:
-        audio, start_s, end_s = segment
-        utt = self.recognize(audio, start_s, end_s)
-        return Utterance(
-            utt.hypotheses,
-            start_s,
-            end_s,
-            decoded_at_s=self._vad.consumed_s,
-            free_text=utt.free_text,
-            free_fluency=utt.free_fluency,
-            extra=utt.extra,
-        )
+    def _released(self, utterances: list[Utterance]) -> list[Utterance]:
+        now = self._vad.consumed_s
+        return [replace(u, decoded_at_s=now) for u in utterances]
+
+    def _decode(self, segment: Segment) -> Utterance:
+        """Recognize one segment; `extra["started_at_s"]`: the stream time it started."""
+        utt = self.recognize(segment.audio, segment.start_s, segment.end_s)
+        return replace(utt, extra={**utt.extra, "started_at_s": self._vad.consumed_s})
 
     def recognize(self, audio: np.ndarray, start_s: float = 0.0, end_s: float = 0.0) -> Utterance:
         t0 = time.perf_counter()
