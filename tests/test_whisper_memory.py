@@ -1,4 +1,5 @@
-"""The Whisper recognizer's memory bounds that need no model (BENCHMARKS.md, "Memory")."""
+"""Memory bounds of the Whisper recognizer that need no model (BENCHMARKS.md, "Memory:
+what grew with the clip count")."""
 
 from voice_ref.voice.asr.whisper_backend import ONEDNN_CACHE_CAPACITY, bound_onednn_cache
 

@@ -88,7 +88,8 @@ CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, ye
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 # oneDNN (inside CTranslate2) keeps a compiled kernel per convolution shape, 1,024 by default:
 # every utterance length is a new encoder input shape, so its cache grew ~0.5 MB an utterance
-# for a whole session (BENCHMARKS.md, "Memory"). A few entries still reuse a repeated length.
+# for a whole session (BENCHMARKS.md, "Memory: what grew with the clip count"). A few
+# entries still reuse a repeated length.
 ONEDNN_CACHE_CAPACITY = 16
 _ONEDNN_CACHE_VARS = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "DNNL_PRIMITIVE_CACHE_CAPACITY")
 
