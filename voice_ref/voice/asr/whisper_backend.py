@@ -44,8 +44,9 @@ fits the audio. So, per utterance:
 from __future__ import annotations
 
 import logging
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -103,6 +104,12 @@ PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silen
 # sooner but lose count answers and table talk on tuning-real (BENCHMARKS.md,
 # "Speculative end-pointing"); None keeps today's audio (0.2 s after the speech).
 TAIL_S: float | None = None
+# oneDNN (inside CTranslate2) keeps a compiled kernel per convolution shape, 1,024 by default:
+# every utterance length is a new encoder input shape, so its cache grew ~0.5 MB an utterance
+# for a whole session (BENCHMARKS.md, "Memory: what grew with the clip count"). A few
+# entries still reuse a repeated length.
+ONEDNN_CACHE_CAPACITY = 16
+_ONEDNN_CACHE_VARS = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "DNNL_PRIMITIVE_CACHE_CAPACITY")
 
 
 @lru_cache(maxsize=2)
@@ -113,12 +120,20 @@ def load_whisper(path: str, threads: int):  # noqa: ANN201 - ctranslate2 types
     from faster_whisper.feature_extractor import FeatureExtractor
     from faster_whisper.tokenizer import Tokenizer
 
+    bound_onednn_cache(os.environ)
     model = ctranslate2.models.Whisper(
         path, device="cpu", compute_type="int8", intra_threads=threads
     )
     hf = tokenizers.Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
     tokenizer = Tokenizer(hf, True, task="transcribe", language="es")
     return model, tokenizer, FeatureExtractor(feature_size=model.n_mels)
+
+
+def bound_onednn_cache(environ: MutableMapping[str, str]) -> None:
+    """Bound oneDNN's primitive cache unless the user set it. oneDNN reads the variable
+    when it first builds a kernel (the first `encode`), so this runs before the model."""
+    if not any(name in environ for name in _ONEDNN_CACHE_VARS):
+        environ[_ONEDNN_CACHE_VARS[0]] = str(ONEDNN_CACHE_CAPACITY)
 
 
 @lru_cache(maxsize=1)
