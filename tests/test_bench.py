@@ -166,6 +166,8 @@ def test_bench_json_on_a_tiny_folder(tmp_path: Path, capsys) -> None:  # noqa: A
                 "rss_peak_mb", "load_s", "backend", "model"):
         assert key in out, key
     assert out["clips"] == 3 and out["backend"] == "whisper" and out["rules"] == "cachito"
+    assert out["versions"]["ctranslate2"][0].isdigit()  # what the numbers were measured with
+    assert out["prepare_s"] == 0.0  # a Namespace without --cold: no preparing (tests)
     rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
     assert [r["file"] for r in rows] == [lb["file"] for lb in picked]
     assert all(r["latency_ms"] is None or r["latency_ms"] >= 0 for r in rows)
