@@ -25,6 +25,7 @@ import pytest
 
 from voice_ref.app import open_referee
 from voice_ref.config import VoiceSettings, load_config
+from voice_ref.language.inventory import EXPECTING
 from voice_ref.language.parser import Parser
 from voice_ref.voice.announcer import Announcer, PrintOutput, Speech
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
@@ -206,6 +207,21 @@ def test_recognizer_context_follows_what_the_referee_waits_for(tmp_path):
     assert expecting[:4] == ["turn", "turn", "turn", "count"]
     assert expecting[4] == "turn"
     assert all(c.phrases for c in recognizer.contexts)
+
+
+def test_prepare_offers_every_phrase_the_table_may_say(tmp_path):
+    """Before the game the recognizer gets every expectation's phrases (Whisper computes
+    its text prior of them): what any later context allows is among them."""
+    referee, _opening = make_referee(tmp_path)
+    recognizer = CodebookRecognizer([])
+    announcer = Announcer(VoiceSettings(), AirSpeaker(Air()))
+    session = VoiceSession(referee, recognizer, announcer, _decide_by_text)
+    session.prepare()
+    announcer.close()
+    prepared = {c.expecting: set(c.phrases) for c in recognizer.prepared}
+    assert set(prepared) == set(EXPECTING)
+    assert set(referee.allowed_phrases()) <= prepared[referee.expecting]
+    assert all(prepared.values())
 
 
 class ScriptedWav:
