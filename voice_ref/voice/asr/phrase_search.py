@@ -191,11 +191,7 @@ def search(
     """
     done: list[tuple[Candidate, float]] = []
     ends: dict[int, Prefix] = {}  # index in done -> the prefix it ends
-
-    def nexts(node: Node) -> list[int]:
-        return [word_tokens(word)[0] for word in node.children]
-
-    frontier = [Prefix((), trie, scorer.first(first_row, nexts(trie)))]
+    frontier = [Prefix((), trie, scorer.first(first_row, next_word_tokens(trie, word_tokens)))]
     best = -np.inf
 
     def close(prefix: Prefix) -> None:
@@ -222,7 +218,7 @@ def search(
         options.sort(key=lambda o: -o[0])
         options = options[: limits.first_beam if level == 0 else limits.beam]
         sequences = [list(o[1]) for o in options]
-        following = [nexts(o[2]) for o in options]
+        following = [next_word_tokens(o[2], word_tokens) for o in options]
         if free_tokens is not None:
             sequences.append(free_tokens)
             following.append([])
@@ -283,6 +279,12 @@ def build_trie(cands: list[Candidate], players: Sequence[str] = ()) -> Node:
             node = node.children.setdefault(word, Node())
         node.phrases.append(c)
     return root
+
+
+def next_word_tokens(node: Node, word_tokens: Callable[[str], list[int]]) -> list[int]:
+    """The first token of each word that can follow `node`: the entries of its rows the
+    search reads (besides the end tokens)."""
+    return [word_tokens(word)[0] for word in node.children]
 
 
 def first_tokens(root: Node, word_tokens: Callable[[str], list[int]]) -> set[int]:

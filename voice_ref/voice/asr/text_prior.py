@@ -111,17 +111,11 @@ class PriorRow(Mapping[int, float]):
 
     __slots__ = ("_prior", "_tokens", "_lp", "_dense")
 
-    def __init__(
-        self,
-        prior: TextPrior,
-        tokens: tuple[int, ...],
-        lp: float,
-        dense: Mapping[int, float] | None,
-    ) -> None:
+    def __init__(self, prior: TextPrior, tokens: tuple[int, ...], lp: float) -> None:
         self._prior = prior
         self._tokens = tokens
         self._lp = lp
-        self._dense = dense  # the probe's row, once this row needed it
+        self._dense: Mapping[int, float] | None = None  # the probe's row, once needed
 
     def __getitem__(self, token: int) -> float:
         stored = self._prior.stored(self._tokens, token)
@@ -164,22 +158,18 @@ class TextPrior:
     def __len__(self) -> int:
         return len(self._lp)
 
-    def __call__(self, sequences: Sequence[Sequence[int]]) -> list[tuple[float, PriorRow]]:
-        """log P(sequence | silence) and its next-token row, for each sequence."""
-        keys = [_key(s) for s in sequences]
-        missing = [i for i, k in enumerate(keys) if k not in self._lp]
-        fresh: dict[tuple[int, ...], Mapping[int, float]] = {}
-        if missing:
-            unique = list(dict.fromkeys(tuple(sequences[i]) for i in missing))
-            for tokens, (lp, row) in zip(unique, self._probe(unique), strict=True):
-                self._lp[_key(tokens)] = lp
-                fresh[tokens] = row
-            self.computed += len(unique)
+    def __call__(
+        self, sequences: Sequence[Sequence[int]], nexts: Sequence[Sequence[int]] | None = None
+    ) -> list[tuple[float, PriorRow]]:
+        """log P(sequence | silence) and its next-token row, for each sequence; `nexts`:
+        the tokens that will be read from each row, stored first (one batched call)."""
+        self.ensure(list(zip(sequences, nexts if nexts is not None else [()] * len(sequences),
+                             strict=True)))
         out = []
-        for seq, key in zip(sequences, keys, strict=True):
+        for seq in sequences:
             tokens = tuple(seq)
-            lp = self._lp[key]
-            out.append((lp, PriorRow(self, tokens, lp, fresh.get(tokens))))
+            lp = self._lp[_key(tokens)]
+            out.append((lp, PriorRow(self, tokens, lp)))
         return out
 
     def stored(self, tokens: tuple[int, ...], token: int) -> float | None:

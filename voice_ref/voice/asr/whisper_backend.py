@@ -66,6 +66,7 @@ from voice_ref.voice.asr.phrase_search import (
     TokenRow,
     build_trie,
     first_tokens,
+    next_word_tokens,
     search,
     token_prefixes_exceed,
 )
@@ -254,20 +255,17 @@ class WhisperRecognizer:
         before = self._text_prior.computed if self._text_prior is not None else 0
         for context in contexts:
             self.set_context(context)
-            self._prepare_prior(self._trie)
+            if not self._exhaustive:  # set_context prepared a small trie already
+                self._prepare_prior(self._trie)
         self.set_context(current)
-        self.save()
+        if self._text_prior is not None:
+            self._text_prior.save()
         computed = (self._text_prior.computed if self._text_prior is not None else 0) - before
         if computed:  # minutes the first time: say why the table waited
             log.warning(
                 "Whisper text prior: %d new phrase prefixes computed in %.0f s, kept in %s",
                 computed, time.perf_counter() - t0, Path(self.model) / PRIOR_FILE,
             )
-
-    def save(self) -> None:
-        """Keep what the text prior learned for the next start (a no-op if nothing new)."""
-        if self._text_prior is not None:
-            self._text_prior.save()
 
     def _prepare_prior(self, trie: Node) -> None:
         """Store the prior of every word prefix of `trie` and the entries a search reads
@@ -290,17 +288,17 @@ class WhisperRecognizer:
         def walk(items: list[tuple[list[int], Node]]) -> None:
             for i in range(0, len(items), PREPARE_CHUNK):
                 part = items[i : i + PREPARE_CHUNK]
-                prior.ensure([(tokens, self._nexts(node)) for tokens, node in part], compute)
+                prior.ensure(
+                    [(tokens, [*next_word_tokens(node, self._word_tokens), *self._end_tokens])
+                     for tokens, node in part],
+                    compute,
+                )
                 walk([(tokens + self._word_tokens(word), child)
                       for tokens, node in part for word, child in node.children.items()])
                 if probe is not None:
                     probe.forget(tokens for tokens, _ in part)
 
         walk([([], trie)])
-
-    def _nexts(self, node: Node) -> list[int]:
-        """The tokens a search reads after reaching `node`: next words' first, the ends."""
-        return [*(self._word_tokens(w)[0] for w in node.children), *self._end_tokens]
 
     def _compile(self, phrases: tuple[Phrase, ...]) -> _Compiled:
         """The candidates (digit spellings added), their word trie and whether it is scored
@@ -439,8 +437,7 @@ class WhisperRecognizer:
         (computed together, in one batched call, when missing: see `TextPrior`)."""
         if self._text_prior is None:  # set in __init__ by set_context
             raise RuntimeError("the prior is read before any context was set")
-        self._text_prior.ensure(list(zip(sequences, nexts, strict=True)))
-        return self._text_prior(sequences)
+        return self._text_prior(sequences, nexts)
 
     def _word_tokens(self, word: str) -> list[int]:
         tokens = self._word_cache.get(word)
