@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -108,3 +110,48 @@ def test_a_store_of_another_model_or_a_broken_file_is_not_read(
     assert prior.ensure([([1], [0])]) == 1  # computed again, correctly
     (lp, _), = prior([[1]])
     assert lp == pytest.approx(true_lp([1]))
+
+
+def test_two_processes_saving_one_file_keep_each_others_work(tmp_path: Path) -> None:
+    """A game answering (computing what it needs) and a background `prepare` both save
+    the same file: the later save merges, it does not overwrite."""
+    path = tmp_path / "text-prior.npz"
+    game, background = TextPrior(CountingProbe(), path), TextPrior(CountingProbe(), path)
+    background.ensure([([1, 2], [0])])
+    background.prepared_sets.add(7)
+    assert background.save()
+    game.ensure([([3], [4])])
+    assert game.save()
+    probe = CountingProbe()
+    fresh = TextPrior(probe, path)
+    assert fresh.ensure([([1, 2], [0]), ([3], [4])]) == 0
+    assert probe.calls == 0
+    assert fresh.prepared_sets == {7}
+
+
+def test_reload_takes_in_what_another_process_saved(tmp_path: Path) -> None:
+    path = tmp_path / "text-prior.npz"
+    game, background = TextPrior(CountingProbe(), path), TextPrior(CountingProbe(), path)
+    background.ensure([([5, 6], [0, 1])])
+    background.prepared_sets.add(42)
+    background.save()
+    assert game.stored((5,), 6) is None
+    assert game.reload() > 0
+    assert game.stored((5,), 6) == pytest.approx(true_lp([5, 6]))
+    assert 42 in game.prepared_sets
+    assert game.reload() == 0  # nothing new the second time
+
+
+def test_a_phrase_set_digest_is_stable_and_tells_sets_apart() -> None:
+    from voice_ref.voice.asr.text_prior import phrase_set_digest
+
+    ana = [("Ana", "Beto"), ("turn", ("dudo", "calzo"))]
+    assert phrase_set_digest(ana) == phrase_set_digest(list(ana))
+    assert phrase_set_digest(ana) != phrase_set_digest([("Ana", "Carla"), ana[1]])
+    # The same in another process (Python's own str hash is not): a table prepared by
+    # `voice-ref models prepare` is known to the next `voice-ref play`.
+    code = ("from voice_ref.voice.asr.text_prior import phrase_set_digest; "
+            f"print(phrase_set_digest({ana!r}))")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert int(other.stdout) == phrase_set_digest(ana)

@@ -95,11 +95,18 @@ class _Store:
             return
         hashes = np.fromiter((_hash(k) for k in self.new), np.uint64, count=len(self.new))
         values = np.fromiter(self.new.values(), np.float64, count=len(self.new))
-        hashes = np.concatenate([self.hashes, hashes])
-        values = np.concatenate([self.values, values])
-        self.hashes, first = np.unique(hashes, return_index=True)  # sorted, each once
-        self.values = values[first]
         self.new = {}
+        self.absorb(hashes, values)
+
+    def absorb(self, hashes: np.ndarray, values: np.ndarray) -> int:
+        """Add entries read from elsewhere (a file another process wrote); an entry this
+        store has keeps its own value. Returns how many entries are new."""
+        before = len(self.hashes)
+        hashes = np.concatenate([self.hashes, hashes.astype(np.uint64)])
+        values = np.concatenate([self.values, values.astype(np.float64)])
+        self.hashes, first = np.unique(hashes, return_index=True)  # sorted, each once, ours first
+        self.values = values[first]
+        return len(self.hashes) - before
 
 
 class PriorRow(Mapping[int, float]):
@@ -151,9 +158,12 @@ class TextPrior:
         self.path = path
         self.fingerprint = fingerprint
         self.computed = 0  # sequences this process had to compute (not read)
-        self._saved = 0  # store size when last saved or loaded
-        if path is not None:
-            self._load(path)
+        # Digests of the phrase sets whose every prefix is stored (`phrase_set_digest`):
+        # a table that was prepared before starts without walking its phrases again.
+        self.prepared_sets: set[int] = set()
+        self._saved = (0, 0)  # (store size, prepared sets) when last saved or loaded
+        self.reload()
+        self._saved = self._size()
 
     def __len__(self) -> int:
         return len(self._lp)
@@ -226,40 +236,67 @@ class TextPrior:
     # --- on disk --------------------------------------------------------------------------
 
     def save(self) -> bool:
-        """Write the store if it grew since it was read (atomically: a table that is
-        stopped mid-write keeps the old file). Returns whether it wrote."""
-        if self.path is None or len(self._lp) == self._saved:
+        """Write the store if it grew since it was read, together with what another process
+        (a background `prepare`) saved there meanwhile, so neither loses the other's work.
+        Atomic: a table stopped mid-write keeps the old file. Returns whether it wrote."""
+        if self.path is None or self._size() == self._saved:
             return False
-        self._lp.merge()
+        self.reload()
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             with tmp.open("wb") as f:
                 np.savez(f, fingerprint=np.array(self.fingerprint), hashes=self._lp.hashes,
-                         values=self._lp.values)
+                         values=self._lp.values,
+                         sets=np.array(sorted(self.prepared_sets), np.uint64))
             os.replace(tmp, self.path)
         except OSError as exc:  # a read-only model folder: the store stays in memory
             log.warning("text prior not saved to %s: %s", self.path, exc)
             return False
-        self._saved = len(self._lp)
+        self._saved = self._size()
         return True
 
-    def _load(self, path: Path) -> None:
-        if not path.is_file():
-            return
+    def reload(self) -> int:
+        """Take in what the file on disk has and this store has not (another process
+        prepared it); returns how many entries came in."""
+        self._lp.merge()
+        read = self._read()
+        if read is None:
+            return 0
+        hashes, values, sets = read
+        self.prepared_sets |= sets
+        return self._lp.absorb(hashes, values)
+
+    def _size(self) -> tuple[int, int]:
+        return len(self._lp), len(self.prepared_sets)
+
+    def _read(self) -> tuple[np.ndarray, np.ndarray, set[int]] | None:
+        """The file's (hashes, values, prepared sets), or None when there is no usable one."""
+        path = self.path
+        if path is None or not path.is_file():
+            return None
         try:
             with np.load(path) as data:
                 if str(data["fingerprint"]) != self.fingerprint:
                     log.info("text prior in %s is for another model or start: not read", path)
-                    return
+                    return None
                 hashes, values = data["hashes"], data["values"]
+                sets = data["sets"] if "sets" in data.files else np.zeros(0, np.uint64)
                 if hashes.dtype != np.uint64 or len(hashes) != len(values):
                     raise ValueError("hashes and values do not match")
         except (OSError, ValueError, KeyError) as exc:
             log.warning("text prior in %s unreadable (%s): computed again", path, exc)
-            return
-        self._lp.hashes, self._lp.values = hashes, values.astype(np.float64)
-        self._lp.merge()  # the empty sequence, again
-        self._saved = len(self._lp)
+            return None
+        return hashes, values, {int(h) for h in sets}
+
+
+def phrase_set_digest(parts: Iterable[object]) -> int:
+    """A stable 64-bit name for what a `prepare` covered (players, phrases): the same
+    table prepared again finds it in `TextPrior.prepared_sets` and walks nothing."""
+    h = hashlib.blake2b(digest_size=8)
+    for part in parts:
+        h.update(repr(part).encode())
+        h.update(b"\0")
+    return int.from_bytes(h.digest(), "little")
 
 
 def fingerprint(model_dir: Path, start: Sequence[int], silence_s: float) -> str:
