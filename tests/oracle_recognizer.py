@@ -42,8 +42,9 @@ class OracleRecognizer:
     def set_context(self, context: ListenContext) -> None:
         pass
 
-    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+    def prepare(self, contexts: Sequence[ListenContext], background: bool = False) -> None:
         self.prepared = list(contexts)
+        self.in_background = background
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         self._buffer = np.concatenate([self._buffer, samples])

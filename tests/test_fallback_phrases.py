@@ -29,8 +29,9 @@ class FakeWhisper:
     def set_context(self, context: ListenContext) -> None:
         self.contexts.append(context)
 
-    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+    def prepare(self, contexts: Sequence[ListenContext], background: bool = False) -> None:
         self.prepared = list(contexts)
+        self.in_background = background
 
     def accept(self, samples: np.ndarray) -> list:
         return []

@@ -57,8 +57,9 @@ class CodebookRecognizer:
     def set_context(self, context: ListenContext) -> None:
         self.contexts.append(context)
 
-    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+    def prepare(self, contexts: Sequence[ListenContext], background: bool = False) -> None:
         self.prepared = list(contexts)
+        self.in_background = background
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         code = round(float(samples[0]) * 1000) if len(samples) else 0

@@ -214,3 +214,54 @@ def test_the_final_end_reuses_the_tentative_result(speculative, monkeypatch, bet
     assert (out[0].extra["started_at_s"] < out[0].decoded_at_s) is early
     if early:
         assert out[0].end_s == seen[0][2]  # the tentative audio's speech end
+
+
+@pytest.fixture()
+def fresh_model(tmp_path: Path) -> Path:
+    """The model's files linked into an empty folder: a text prior store of its own."""
+    if not (MODEL / "model.bin").exists():
+        pytest.skip("models/whisper-base missing: run `voice-ref models install whisper-base`")
+    for name in ("config.json", "model.bin", "tokenizer.json", "vocabulary.json"):
+        (tmp_path / name).symlink_to(MODEL / name)
+    return tmp_path
+
+
+def test_a_table_prepared_before_is_not_walked_again(fresh_model: Path, monkeypatch) -> None:  # noqa: ANN001
+    """The store names what it covers: the next start of the same table (another process)
+    finds its digest and walks none of its phrases."""
+    from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
+
+    inventory = PhraseInventory(["Ana", "Beto"])
+    contexts = [ListenContext(e, tuple(inventory.phrases(e, canonical=False)))
+                for e in ("yes_no", "starter")]
+    first = WhisperRecognizer(fresh_model, threads=2, players=["Ana", "Beto"])
+    first.prepare(contexts)
+    assert (fresh_model / "text-prior.npz").is_file()
+    again = WhisperRecognizer(fresh_model, threads=2, players=["Ana", "Beto"])
+    monkeypatch.setattr(again, "_prepare_prior", lambda _trie: pytest.fail("walked again"))
+    again.prepare(contexts)
+    other_names = WhisperRecognizer(fresh_model, threads=2, players=["Ana", "Carla"])
+    walked: list[object] = []
+    monkeypatch.setattr(other_names, "_prepare_prior", walked.append)
+    other_names.prepare([ListenContext("starter", tuple(
+        PhraseInventory(["Ana", "Carla"]).phrases("starter", canonical=False)))])
+    assert walked  # new names: new prefixes to compute
+
+
+def test_a_background_prepare_leaves_the_work_to_another_process(fresh_model: Path) -> None:
+    """`prepare(background=True)` returns without computing anything itself; once the
+    low-priority process is done, the recognizer reads its work and an answer computes
+    no more prior than after a prepare in the foreground."""
+    from voice_ref.voice.asr.whisper_backend import END_CHECKS, WhisperRecognizer
+
+    recognizer = WhisperRecognizer(fresh_model, threads=2, players=["Ana", "Beto"])
+    inventory = PhraseInventory(recognizer.players)
+    count = ListenContext("count", tuple(inventory.phrases("count", canonical=False)))
+    recognizer.prepare([count], background=True)
+    assert recognizer._text_prior.computed == 0
+    assert recognizer.finish_preparing(timeout=600)
+    assert recognizer._digest([count]) in recognizer._text_prior.prepared_sets
+    recognizer.set_context(count)
+    label = _clean_clip(_labels(), "answer_number")
+    recognizer.recognize(read_wav(DEV / label["file"]))
+    assert recognizer._text_prior.computed <= 1 + END_CHECKS

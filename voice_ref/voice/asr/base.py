@@ -77,9 +77,10 @@ class Recognizer(Protocol):
     def set_context(self, context: ListenContext) -> None:
         """Constrain or bias recognition to what is expected (called between utterances)."""
 
-    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+    def prepare(self, contexts: Sequence[ListenContext], background: bool = False) -> None:
         """Before the game: compute what does not depend on the audio for every context
-        the table will use (and keep it), so answers do not wait for it."""
+        the table will use (and keep it), so answers do not wait for it. `background`:
+        return at once and do long work at low priority while the table plays."""
 
     def accept(self, samples: np.ndarray) -> list[Utterance]:
         """Feed audio; return the utterances that finished inside it."""

@@ -203,7 +203,7 @@ class VoskRecognizer:
         phrases = self._usable(context.phrases) if context.phrases else self._game_phrases
         self._use_grammar(phrases)
 
-    def prepare(self, contexts: Sequence[ListenContext]) -> None:
+    def prepare(self, contexts: Sequence[ListenContext], background: bool = False) -> None:
         """Nothing to compute ahead: a Vosk grammar is built per context in milliseconds."""
 
     @property

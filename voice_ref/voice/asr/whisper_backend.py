@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import time
 from collections.abc import MutableMapping, Sequence
 from dataclasses import replace
@@ -71,9 +72,10 @@ from voice_ref.voice.asr.phrase_search import (
     token_prefixes_exceed,
 )
 from voice_ref.voice.asr.prefix_probe import KeepStates, PrefixProbe
+from voice_ref.voice.asr.prior_worker import BackgroundPrepare, PrepareJob
 from voice_ref.voice.asr.speculative import SpeculativeSegments
 from voice_ref.voice.asr.text_prior import FILE_NAME as PRIOR_FILE
-from voice_ref.voice.asr.text_prior import PriorRow, TextPrior, fingerprint
+from voice_ref.voice.asr.text_prior import PriorRow, TextPrior, fingerprint, phrase_set_digest
 from voice_ref.voice.asr.vad import Segment, StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 
@@ -99,6 +101,7 @@ PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (
 PRIOR_CACHE_SIZE = 2_000  # sequences the prior probe remembers (~1 kB each); TextPrior keeps values
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
+PREPARE_SAVE_S = 30.0  # preparing saves this often: stopped midway, it keeps its work
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 # Silence after speech before recognition starts (tentative end, step 1), and the real
 # audio kept after the speech. Off: 1 and 2 chunks (32, 64 ms) start ~160 / ~125 ms
@@ -205,12 +208,14 @@ class WhisperRecognizer:
         )
         self._prior_probe: PrefixProbe | None = None
         self._text_prior: TextPrior | None = None
+        self._background: BackgroundPrepare | None = None  # a `prepare` in another process
         self._compiled: list[tuple[tuple[Phrase, ...], _Compiled]] = []
         self.set_context(ListenContext("any"))
 
     # --- Recognizer protocol -------------------------------------------------------------
 
     def set_context(self, context: ListenContext) -> None:
+        self._collect_background()
         phrases = context.phrases
         if not phrases:
             from voice_ref.language.inventory import PhraseInventory
@@ -247,25 +252,70 @@ class WhisperRecognizer:
             # a player waits for the answer.
             self._prepare_prior(self._trie)
 
-    def prepare(self, contexts: Sequence[ListenContext]) -> None:
-        """Compute the text prior of every phrase of `contexts` now and save it beside the
-        model: a table's answers then read it instead of computing ~100 decoder rows each
-        (the first time for a set of players and rules: about a minute; then none)."""
-        current, t0 = self.context, time.perf_counter()
-        before = self._text_prior.computed if self._text_prior is not None else 0
+    def prepare(self, contexts: Sequence[ListenContext], background: bool = False) -> None:
+        """Compute the text prior of every phrase of `contexts` and save it beside the
+        model: a table's answers then read it instead of computing ~100 decoder rows each.
+        The first time for a set of players and rules this takes minutes; a table prepared
+        before is known by its digest and costs nothing. `background`: leave the work to a
+        low-priority process (`prior_worker`) and return at once."""
+        prior = self._text_prior
+        if not self.prior_weight or prior is None:
+            return
+        digest = self._digest(contexts)
+        if digest in prior.prepared_sets:
+            return
+        if background and prior.path is not None:
+            if self._background is None:
+                job = PrepareJob(self.model, self.players, self.dialect, tuple(contexts))
+                self._background = BackgroundPrepare.start(job)
+                log.warning("Whisper text prior: preparing this table's phrases in the "
+                            "background (minutes, once); answers are slower until then")
+            return
+        current, t0, before = self.context, time.perf_counter(), prior.computed
         for context in contexts:
             self.set_context(context)
             if not self._exhaustive:  # set_context prepared a small trie already
                 self._prepare_prior(self._trie)
         self.set_context(current)
-        if self._text_prior is not None:
-            self._text_prior.save()
-        computed = (self._text_prior.computed if self._text_prior is not None else 0) - before
+        prior.prepared_sets.add(digest)
+        prior.save()
+        computed = prior.computed - before
         if computed:  # minutes the first time: say why the table waited
             log.warning(
                 "Whisper text prior: %d new phrase prefixes computed in %.0f s, kept in %s",
                 computed, time.perf_counter() - t0, Path(self.model) / PRIOR_FILE,
             )
+
+    def finish_preparing(self, timeout: float | None = None) -> bool:
+        """Wait for a background `prepare` and read what it saved; whether it is done."""
+        if self._background is not None:
+            try:
+                self._background.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return False
+        self._collect_background()
+        return self._background is None
+
+    def _collect_background(self) -> None:
+        """Between utterances: when the background `prepare` has finished, read its work."""
+        job = self._background
+        if job is None or job.poll() is None:
+            return
+        self._background = None
+        if job.poll() != 0:
+            log.warning("Whisper text prior: background preparing failed (%s); answers "
+                        "compute what they need", job.failure())
+        elif self._text_prior is not None:
+            added = self._text_prior.reload()
+            log.info("Whisper text prior: %d entries prepared in the background", added)
+        job.stop()
+
+    def _digest(self, contexts: Sequence[ListenContext]) -> int:
+        """What a `prepare` of `contexts` covers: the players (they make the trie's name
+        prefixes) and every context's phrases."""
+        return phrase_set_digest(
+            [self.players, *((c.expecting, c.phrases) for c in contexts)]
+        )
 
     def _prepare_prior(self, trie: Node) -> None:
         """Store the prior of every word prefix of `trie` and the entries a search reads
@@ -285,7 +335,10 @@ class WhisperRecognizer:
                 probe = PrefixProbe(self._decoder, self._silence, self._start(), self._columns)
             return probe(sequences)
 
+        saved = time.monotonic()
+
         def walk(items: list[tuple[list[int], Node]]) -> None:
+            nonlocal saved
             for i in range(0, len(items), PREPARE_CHUNK):
                 part = items[i : i + PREPARE_CHUNK]
                 prior.ensure(
@@ -297,6 +350,9 @@ class WhisperRecognizer:
                       for tokens, node in part for word, child in node.children.items()])
                 if probe is not None:
                     probe.forget(tokens for tokens, _ in part)
+                if time.monotonic() - saved > PREPARE_SAVE_S:
+                    prior.save()
+                    saved = time.monotonic()
 
         walk([([], trie)])
 
