@@ -158,7 +158,8 @@ def test_bench_json_on_a_tiny_folder(tmp_path: Path, capsys) -> None:  # noqa: A
         shutil.copy(DEV / lb["file"], tmp_path / lb["file"])
     (tmp_path / "labels.jsonl").write_text("".join(json.dumps(lb) + "\n" for lb in picked))
     args = Namespace(audio=str(tmp_path), backend="whisper", model=None, json=True, limit=None,
-                     split="all", every=1, rules="cachito", rows=str(tmp_path / "rows.jsonl"))
+                     split="all", every=1, rules="cachito", rows=str(tmp_path / "rows.jsonl"),
+                     cold=True)
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     for key in ("clips", "accuracy", "accuracy_by_noise", "accuracy_by_snr", "accuracy_by_type",
@@ -167,7 +168,7 @@ def test_bench_json_on_a_tiny_folder(tmp_path: Path, capsys) -> None:  # noqa: A
         assert key in out, key
     assert out["clips"] == 3 and out["backend"] == "whisper" and out["rules"] == "cachito"
     assert out["versions"]["ctranslate2"][0].isdigit()  # what the numbers were measured with
-    assert out["prepare_s"] == 0.0  # a Namespace without --cold: no preparing (tests)
+    assert out["prepare_s"] == 0.0  # --cold: no preparing
     rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
     assert [r["file"] for r in rows] == [lb["file"] for lb in picked]
     assert all(r["latency_ms"] is None or r["latency_ms"] >= 0 for r in rows)

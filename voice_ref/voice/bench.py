@@ -434,8 +434,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         summary, rows = run(
             labels, folder, recognizer, bench_decider(config, players), inventory, progress,
-            # A Namespace built in code (tests) has no --cold: cold, as before preparing.
-            prepare=not getattr(args, "cold", True),
+            prepare=not getattr(args, "cold", False),
         )
     finally:
         if rows_file is not None:
