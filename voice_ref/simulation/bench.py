@@ -11,6 +11,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -123,46 +124,47 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
     cache: dict[str, np.ndarray] = {}
     scores: list[GameScore] = []
     results: list[GameResult] = []
-    rows_out = options.rows.open("w", encoding="utf-8") if options.rows else None
     prepare_s = 0.0
-    for g in range(options.games):
-        def rng(part: str, g: int = g) -> random.Random:
-            return random.Random(f"{options.seed}:{g}:{part}")
+    # Closed however the run ends: a run stopped by an error keeps the rows it wrote.
+    with options.rows.open("w", encoding="utf-8") if options.rows else nullcontext() as rows_out:
+        for g in range(options.games):
+            def rng(part: str, g: int = g) -> random.Random:
+                return random.Random(f"{options.seed}:{g}:{part}")
 
-        intended = play(options.players, setup.rules, rng("script"))
-        announcer = SimulatedAnnouncer(
-            lambda text: _cached(cache, text, referee_voice), 16000, config.audio.holdoff_s)
-        session, referee, recognizer = wire(config, setup, announcer, recognizer,
-                                            options.backend)
-        if options.prepare and g == 0:  # as `voice-ref play` does before the opening
-            t0 = time.perf_counter()
-            session.prepare()
-            prepare_s = time.perf_counter() - t0
-        renderer = Renderer(voices, rng("voice"), noise=noise, snr_db=options.snr_db,
-                            sample_rate=recognizer.sample_rate)
-        phrasing = Phrasing(rng("words"), options.players, config.dialect)
-        table = Table(intended, phrasing, prompts, rng("table"))
-        result = play_game(session, referee, announcer, table, renderer.render, rng("time"),
-                           on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))
-                           if progress else (lambda _l: None),
-                           on_row=(lambda row, g=g: _write_row(rows_out, g, row))
-                           if rows_out else (lambda _row: None))
-        results.append(result)
-        if progress:
-            print(f"\rgame {g + 1}/{options.games}: {'correct' if result.correct else 'WRONG'}, "
-                  f"{len(intended.actions)} actions, {result.stats.utterances} utterances, "
-                  f"{result.stats.wrong_accepts} wrong accepts, {result.uncorrected} uncorrected"
-                  f"{', the players gave up' if table.gave_up else ''}", file=sys.stderr,
-                  flush=True)
-        scores.append(GameScore(result.correct, len(intended.actions), result.uncorrected,
-                                result.stats, result.busy_s, result.audio_s))
-        if progress:  # the running totals, so a long run that is stopped still says something
-            so_far = summarize(scores, backend=getattr(recognizer, "name", "?"),
-                               model=str(getattr(recognizer, "model", "?")))
-            print(f"after game {g + 1}: {json.dumps(so_far, ensure_ascii=False)}",
-                  file=sys.stderr, flush=True)
-    if rows_out is not None:
-        rows_out.close()
+            intended = play(options.players, setup.rules, rng("script"))
+            announcer = SimulatedAnnouncer(
+                lambda text: _cached(cache, text, referee_voice), 16000, config.audio.holdoff_s)
+            session, referee, recognizer = wire(config, setup, announcer, recognizer,
+                                                options.backend)
+            if options.prepare and g == 0:  # as `voice-ref play` does before the opening
+                t0 = time.perf_counter()
+                session.prepare()
+                prepare_s = time.perf_counter() - t0
+            renderer = Renderer(voices, rng("voice"), noise=noise, snr_db=options.snr_db,
+                                sample_rate=recognizer.sample_rate)
+            phrasing = Phrasing(rng("words"), options.players, config.dialect)
+            table = Table(intended, phrasing, prompts, rng("table"))
+            result = play_game(session, referee, announcer, table, renderer.render, rng("time"),
+                               on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))
+                               if progress else (lambda _l: None),
+                               on_row=(lambda row, g=g: _write_row(rows_out, g, row))
+                               if rows_out else (lambda _row: None))
+            results.append(result)
+            if progress:
+                verdict = "correct" if result.correct else "WRONG"
+                print(f"\rgame {g + 1}/{options.games}: {verdict}, "
+                      f"{len(intended.actions)} actions, {result.stats.utterances} utterances, "
+                      f"{result.stats.wrong_accepts} wrong accepts, "
+                      f"{result.uncorrected} uncorrected"
+                      f"{', the players gave up' if table.gave_up else ''}", file=sys.stderr,
+                      flush=True)
+            scores.append(GameScore(result.correct, len(intended.actions), result.uncorrected,
+                                    result.stats, result.busy_s, result.audio_s))
+            if progress:  # the running totals, so a long run that is stopped still says something
+                so_far = summarize(scores, backend=getattr(recognizer, "name", "?"),
+                                   model=str(getattr(recognizer, "model", "?")))
+                print(f"after game {g + 1}: {json.dumps(so_far, ensure_ascii=False)}",
+                      file=sys.stderr, flush=True)
     assert recognizer is not None
     return {**summarize(scores, backend=getattr(recognizer, "name", "?"),
                         model=str(getattr(recognizer, "model", "?"))),
