@@ -126,6 +126,66 @@ whisper_model = "{WHISPER}"
     assert sum(row["wrong_accept"] for row in rows) == summary["wrong_accepts"]
 
 
+@pytest.mark.whisper_model
+@pytest.mark.audio_devices
+def test_a_new_table_starts_at_once_and_prepares_in_the_background(card, tmp_path):
+    """New players' phrases need minutes of text prior: the live game opens without waiting,
+    a child process at the lowest priority does the work, and Ctrl-C ends both."""
+    if not (WHISPER / "model.bin").exists():
+        pytest.skip("models/whisper-base is missing: run `voice-ref models install whisper-base`")
+    model = tmp_path / "model"  # the same weights with an empty text prior store
+    model.mkdir()
+    for name in ("config.json", "model.bin", "tokenizer.json", "vocabulary.json"):
+        (model / name).symlink_to(WHISPER / name)
+    config = short_game_config(tmp_path / "config.toml", model)
+    live = subprocess.Popen(
+        [sys.executable, "-m", "voice_ref", "--config", str(config), "play", "--json",
+         "--players", "Zoe,Yago,Xime", "--starter", "Zoe", "--state-dir", str(tmp_path / "live")],
+        env=card.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        encoding="utf-8", preexec_fn=ctrl_c_works,
+    )
+    out, err = Lines(live.stdout), Lines(live.stderr)
+    try:
+        opening = json.loads(out.next(timeout=180.0))
+        assert opening["state"]["players"][0]["name"] == "Zoe"
+        workers = children_running(live.pid, "prior_worker")
+        assert len(workers) == 1, "".join(err.all)  # still at it: minutes of work
+        assert niceness(workers[0]) == 19
+        live.send_signal(signal.SIGINT)
+        assert live.wait(timeout=60) == 0, "".join(err.all)
+    finally:
+        if live.poll() is None:
+            live.kill()
+    err.read_to_end(timeout=30)
+    assert "preparing this table's phrases in the background" in "".join(err.all)
+    deadline = time.monotonic() + 10  # the worker is stopped on exit (SIGTERM)
+    while Path(f"/proc/{workers[0]}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{workers[0]}").exists() or zombie(workers[0])
+
+
+def children_running(parent: int, text: str) -> list[int]:
+    """The pids of `parent`'s child processes whose command line contains `text`."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and text in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def zombie(pid: int) -> bool:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
 def ctrl_c_works() -> None:
     """In the child, before it starts: Ctrl-C (SIGINT) acts as in a terminal. A test run
     started in the background (`cmd &`, CI) inherits SIGINT *ignored*, and Python then

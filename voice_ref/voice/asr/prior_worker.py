@@ -12,6 +12,7 @@ recognizer reads the file (`TextPrior.reload`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -64,6 +65,7 @@ class BackgroundPrepare:
             stdout=subprocess.DEVNULL,
             stderr=errors,
         )
+        _lower_priority(process.pid)  # at once: the child may take a second to start
         return cls(process, errors)
 
     def poll(self) -> int | None:
@@ -93,6 +95,13 @@ def _stop(process: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
     errors.close()
 
 
+def _lower_priority(pid: int) -> None:
+    """The lowest CPU priority for `pid` (0: this process), where the system has them."""
+    if hasattr(os, "setpriority"):
+        with contextlib.suppress(OSError):  # gone already, or not allowed: it only runs faster
+            os.setpriority(os.PRIO_PROCESS, pid, NICENESS)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The child: read the job, lower its priority, prepare, save (the recognizer does)."""
     (job_file,) = argv if argv is not None else sys.argv[1:]
@@ -100,8 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with path.open("rb") as f:
         job: PrepareJob = pickle.load(f)  # written by our own parent, just now
     path.unlink(missing_ok=True)
-    if hasattr(os, "nice"):
-        os.nice(NICENESS)
+    _lower_priority(0)
     from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
 
     recognizer = WhisperRecognizer(job.model, threads=1, players=job.players,
