@@ -103,4 +103,6 @@ def main_install(args: argparse.Namespace) -> int:
         print(f"voice-ref: {exc}", file=sys.stderr)
         return 1
     print(f"Whisper base model {'assembled in' if created else 'already present in'} {target}")
+    print("Next, once per set of players (minutes; otherwise the first game does it in the "
+          "background): voice-ref models prepare")
     return 0
