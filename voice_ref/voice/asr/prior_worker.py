@@ -48,10 +48,10 @@ class BackgroundPrepare:
     """A running child process preparing the prior; stopped when this object goes away
     (or the program ends): what it saved so far stays on disk for the next start."""
 
-    def __init__(self, process: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], errors: IO[bytes], job: Path) -> None:
         self._process = process
         self._errors = errors
-        self._finalizer = weakref.finalize(self, _stop, process, errors)
+        self._finalizer = weakref.finalize(self, _stop, process, errors, job)
 
     @classmethod
     def start(cls, job: PrepareJob) -> BackgroundPrepare:
@@ -66,7 +66,7 @@ class BackgroundPrepare:
             stderr=errors,
         )
         _lower_priority(process.pid)  # at once: the child may take a second to start
-        return cls(process, errors)
+        return cls(process, errors, Path(f.name))
 
     def poll(self) -> int | None:
         """The child's exit code, or None while it works."""
@@ -85,7 +85,7 @@ class BackgroundPrepare:
         self._finalizer()
 
 
-def _stop(process: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
+def _stop(process: subprocess.Popen[bytes], errors: IO[bytes], job: Path) -> None:
     if process.poll() is None:
         process.terminate()
         try:
@@ -93,6 +93,7 @@ def _stop(process: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
     errors.close()
+    job.unlink(missing_ok=True)  # the child reads and removes it, unless it failed first
 
 
 def _lower_priority(pid: int) -> None:
