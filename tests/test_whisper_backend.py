@@ -265,3 +265,20 @@ def test_a_background_prepare_leaves_the_work_to_another_process(fresh_model: Pa
     label = _clean_clip(_labels(), "answer_number")
     recognizer.recognize(read_wav(DEV / label["file"]))
     assert recognizer._text_prior.computed <= 1 + END_CHECKS
+
+
+def test_a_read_only_model_folder_starts_no_background_work(fresh_model: Path, monkeypatch,
+                                                            caplog) -> None:  # noqa: ANN001
+    """Work that could not be saved would be lost and done again every start: a model
+    folder that cannot be written gets no worker, and the person setting up is told."""
+    from voice_ref.voice.asr import whisper_backend
+
+    recognizer = whisper_backend.WhisperRecognizer(fresh_model, threads=2, players=["Ana"])
+    writable = whisper_backend.os.access
+    monkeypatch.setattr(whisper_backend.os, "access",
+                        lambda path, mode: False if Path(path) == fresh_model else
+                        writable(path, mode))
+    count = ListenContext("count", tuple(PhraseInventory(["Ana"]).phrases("count")))
+    recognizer.prepare([count], background=True)
+    assert recognizer._background is None
+    assert "read-only" in caplog.text

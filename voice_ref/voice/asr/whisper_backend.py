@@ -264,6 +264,10 @@ class WhisperRecognizer:
         digest = self._digest(contexts)
         if digest in prior.prepared_sets:
             return
+        if background and prior.path is not None and not os.access(prior.path.parent, os.W_OK):
+            log.warning("Whisper text prior: %s is read-only, so it cannot be prepared for "
+                        "good; answers compute what they need", prior.path.parent)
+            return
         if background and prior.path is not None:
             if self._background is None:
                 job = PrepareJob(self.model, self.players, self.dialect, tuple(contexts))
@@ -353,6 +357,8 @@ class WhisperRecognizer:
                 if time.monotonic() - saved > PREPARE_SAVE_S:
                     prior.save()
                     saved = time.monotonic()
+                    log.warning("Whisper text prior: %d phrase prefixes so far, still preparing",
+                                prior.computed)
 
         walk([([], trie)])
 
