@@ -31,8 +31,9 @@ fits the audio. So, per utterance:
    log P(text, end-of-text | audio) minus 0.5 x the same on silence (PMI: Whisper's
    text prior favours short, common texts whatever was said; the prior is the same
    decoder on silence, kept by `TextPrior` per token sequence: `prepare` computes it
-   for a table's phrases before the game and it is saved beside the model, so an
-   answer reads it instead of computing it).
+   for a table's phrases before the game, or a low-priority process does while a live
+   table plays (`prior_worker`), and it is saved beside the model, so an answer reads
+   it instead of computing it).
 5. The best complete phrases get their exact end probability (a final "." only
    ends a phrase if end-of-text follows it: "Camila. Ocho tontos."), and every
    phrase a duration score: its syllables must fit the speech the VAD measured.
