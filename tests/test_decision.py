@@ -456,7 +456,7 @@ DOUBT = replace(
     LIMITS,
     accept_consequential=0.6,
     sound_alike=0.75,
-    accept_doubted=0.75,
+    accept_doubted=0.7,
     accept_doubted_consequential=0.87,
     fluent_doubted=-3.5,
 )
