@@ -496,3 +496,10 @@ def test_doubt_from_other_words_can_be_switched_off() -> None:
     off = replace(DOUBT, accept_doubted=0.5, accept_doubted_consequential=0.6)
     assert decide(u, PARSER, limits=DOUBT).action == "confirm"
     assert decide(u, PARSER, limits=off).action == "accept"
+
+
+def test_an_illegal_doubted_reading_is_still_explained() -> None:
+    """Doubt gates acting; an illegal raise is answered with why (it changes nothing)."""
+    u = utt(("un tonto", 0.67), ("qué cosa", 0.33), free="Punto", fluency=-0.83)
+    d = decide(u, PARSER, only_bid(9, 9), limits=DOUBT)
+    assert d.action == "accept" and d.why == "illegal: explained"

@@ -457,21 +457,22 @@ def decide(
     # A "sí" commits what the referee asked about (a bid, a dudo, an undone result): as sure.
     committing = isinstance(best.intent, (*CONSEQUENTIAL, YesIntent))
     need = limits.accept_consequential if committing else limits.accept
+    # Doubt gates acting only: an illegal reading is still explained at `need` (it
+    # changes nothing), as before.
     doubt = "" if against else doubted_by_words(utterance, best, free_intent, limits)
+    act_need = need
     if doubt:
-        need = max(
-            need,
-            limits.accept_doubted_consequential if committing else limits.accept_doubted,
-        )
+        doubted = limits.accept_doubted_consequential if committing else limits.accept_doubted
+        act_need = max(need, doubted)
     if best.share < limits.confirm:
         return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
     if view.is_legal(best.intent):
-        if best.share >= need and not against:
+        if best.share >= act_need and not against:
             return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text)
         sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
         if against and sure:  # the backend is sure it heard something else: no question
             return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
-        why = against or doubt or f"share {share} below {need}"
+        why = against or doubt or f"share {share} below {act_need}"
         return Decision(best.intent, Action.CONFIRM, share, alternatives, best.text, why)
     if against:
         return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
