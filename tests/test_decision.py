@@ -38,7 +38,6 @@ LIMITS = Thresholds(
     sound_alike=1.01,  # no sound-alike rescue unless a test asks for it
     name_sound=0.0,  # nor a sound check of names
     accept_doubted=0.0,  # no doubt from other words unless a test asks for it
-    accept_doubted_consequential=0.0,
 )
 
 
@@ -457,7 +456,6 @@ DOUBT = replace(
     accept_consequential=0.6,
     sound_alike=0.75,
     accept_doubted=0.7,
-    accept_doubted_consequential=0.87,
     fluent_doubted=-3.5,
 )
 COUNTS = GameView(kinds=frozenset({"number"}))
@@ -475,10 +473,10 @@ COUNTS = GameView(kinds=frozenset({"number"}))
         ("un tonto", 0.67, "No, no, no, no", float("-inf"), None, "accept"),  # a loop
         ("un tonto", 0.67, "C,", -1.4, None, "accept"),  # a lone letter is no word
         ("19", 0.52, "Día similar", -0.88, COUNTS, "accept"),  # asked for a count: answers
-        # consequential actions need more of it ("de donde" is no dudo)
-        ("dudo", 0.83, "de donde", -2.94, None, "confirm"),
-        ("corrige", 0.76, "por", -2.75, None, "confirm"),
-        ("dudo", 0.95, "de donde", -2.94, None, "accept"),
+        # a consequential action needs 0.6 anyway, doubted the higher `accept_doubted`
+        ("dudo", 0.65, "de donde", -2.94, None, "confirm"),
+        ("dudo", 0.65, "Dudo.", -2.94, None, "accept"),
+        ("dudo", 0.75, "de donde", -2.94, None, "accept"),
     ],
 )
 def test_other_words_raise_the_share_a_reading_needs(
@@ -493,7 +491,7 @@ def test_other_words_raise_the_share_a_reading_needs(
 
 def test_doubt_from_other_words_can_be_switched_off() -> None:
     u = utt(("un tonto", 0.67), ("qué cosa", 0.33), free="Punto", fluency=-0.83)
-    off = replace(DOUBT, accept_doubted=0.5, accept_doubted_consequential=0.6)
+    off = replace(DOUBT, accept_doubted=0.5)
     assert decide(u, PARSER, limits=DOUBT).action == "confirm"
     assert decide(u, PARSER, limits=off).action == "accept"
 

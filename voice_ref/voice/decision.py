@@ -22,7 +22,7 @@ bench. Steps, for each utterance:
    transcript that sounds like the name (`name_evidence`: "Para." is no "Ana").
    Weaker evidence, a free transcript of other words that neither reads as the reading
    nor sounds like it (`doubted_by_words`), only raises the share the reading needs
-   (`accept_doubted`, `accept_doubted_consequential`): mixed evidence is confirmed.
+   (`accept_doubted`): mixed evidence is confirmed.
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
    they end a round or rewrite it) and a "sí" (it commits what was asked) need
@@ -139,13 +139,12 @@ class Thresholds:
     sure_talk: float = -0.8
     # A reading the free transcript doubts (`doubted_by_words`: other words, at least
     # `fluent_doubted` fluent, not sounding like it) needs `accept_doubted` share instead
-    # of `accept`, and a consequential action or a "sí" `accept_doubted_consequential`:
+    # of `accept` (a consequential action: the higher of it and `accept_consequential`);
     # below, it is confirmed. Chosen on the tuning rows (both halves of DEV tuning,
     # tuning-real under two CPU kernel settings) by the table's cost, in the middle of
     # the tied range (BENCHMARKS.md, "Table talk on real voices"). `accept_doubted` <=
     # `accept` switches it off.
     accept_doubted: float = 0.7
-    accept_doubted_consequential: float = 0.87
     fluent_doubted: float = -3.5  # only loops ("No, no, no, ...": -inf) and garbage fall below
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
@@ -462,8 +461,7 @@ def decide(
     doubt = "" if against else doubted_by_words(utterance, best, free_intent, limits)
     act_need = need
     if doubt:
-        doubted = limits.accept_doubted_consequential if committing else limits.accept_doubted
-        act_need = max(need, doubted)
+        act_need = max(need, limits.accept_doubted)
     if best.share < limits.confirm:
         return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
     if view.is_legal(best.intent):
