@@ -37,6 +37,7 @@ LIMITS = Thresholds(
     free_agree=2.0,
     sound_alike=1.01,  # no sound-alike rescue unless a test asks for it
     name_sound=0.0,  # nor a sound check of names
+    accept_doubted=0.0,  # no doubt from other words unless a test asks for it
 )
 
 
@@ -446,3 +447,57 @@ def test_a_reading_the_free_transcript_sounds_like_is_lifted(
     limits = replace(SOUNDS, sound_agree=sound_agree)
     d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits, lexicon=WORDS)
     assert d.action == action and d.intent == BidIntent(quantity=10, face=6)
+
+
+# -- a free transcript of other words doubts a reading: it needs more share ------------------
+
+DOUBT = replace(
+    LIMITS,
+    accept_consequential=0.6,
+    sound_alike=0.75,
+    accept_doubted=0.7,
+    fluent_doubted=-3.5,
+)
+COUNTS = GameView(kinds=frozenset({"number"}))
+
+
+@pytest.mark.parametrize(
+    ("reading", "share", "free", "fluency", "view", "action"),
+    [
+        # a real voice's everyday word on a near phrase, middling share: asked, not taken
+        ("un tonto", 0.67, "Punto", -0.83, None, "confirm"),
+        ("una cena", 0.55, "Atenuíme", -1.7, None, "confirm"),
+        ("un tonto", 0.9, "Punto", -0.83, None, "accept"),  # a high share still decides
+        ("un tonto", 0.67, "Un tonto.", -0.83, None, "accept"),  # it spells the reading
+        ("calzo", 0.7, "Carizo", -2.7, None, "accept"),  # it sounds like it: misheard call
+        ("un tonto", 0.67, "No, no, no, no", float("-inf"), None, "accept"),  # a loop
+        ("un tonto", 0.67, "C,", -1.4, None, "accept"),  # a lone letter is no word
+        ("19", 0.52, "Día similar", -0.88, COUNTS, "accept"),  # asked for a count: answers
+        # a consequential action needs 0.6 anyway, doubted the higher `accept_doubted`
+        ("dudo", 0.65, "de donde", -2.94, None, "confirm"),
+        ("dudo", 0.65, "Dudo.", -2.94, None, "accept"),
+        ("dudo", 0.75, "de donde", -2.94, None, "accept"),
+    ],
+)
+def test_other_words_raise_the_share_a_reading_needs(
+    reading: str, share: float, free: str, fluency: float, view: GameView | None, action: str
+) -> None:
+    u = utt((reading, share), ("qué cosa", 1 - share), free=free, fluency=fluency)
+    d = decide(u, PARSER, view=view, limits=DOUBT)
+    assert d.action == action
+    if action == "confirm":
+        assert "other words" in d.why and not d.is_game_action
+
+
+def test_doubt_from_other_words_can_be_switched_off() -> None:
+    u = utt(("un tonto", 0.67), ("qué cosa", 0.33), free="Punto", fluency=-0.83)
+    off = replace(DOUBT, accept_doubted=0.5)
+    assert decide(u, PARSER, limits=DOUBT).action == "confirm"
+    assert decide(u, PARSER, limits=off).action == "accept"
+
+
+def test_an_illegal_doubted_reading_is_still_explained() -> None:
+    """Doubt gates acting; an illegal raise is answered with why (it changes nothing)."""
+    u = utt(("un tonto", 0.67), ("qué cosa", 0.33), free="Punto", fluency=-0.83)
+    d = decide(u, PARSER, only_bid(9, 9), limits=DOUBT)
+    assert d.action == "accept" and d.why == "illegal: explained"

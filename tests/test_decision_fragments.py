@@ -14,7 +14,8 @@ from voice_ref.voice.decision import Decider, GameView, Thresholds, fragment_lea
 PARSER = Parser(["Ana", "Beto", "Carla"])
 LIMITS = Thresholds(accept=0.5, accept_consequential=0.8, confirm=0.35, talk_similarity=0.5,
                     fluent=-0.8, fluent_words=-0.8, fluent_consequential=-0.8, sure_talk=9.0,
-                    duration_logp=-6.0, free_agree=2.0)  # fmt: skip
+                    duration_logp=-6.0, free_agree=2.0,
+                    accept_doubted=0.0)  # fmt: skip
 TURN = GameView(
     kinds=frozenset({"bid", "dudo", "calzo", "paso", "repeat", "undo", "new_game", "query", "none"})
 )

@@ -13,6 +13,12 @@ reported with the chosen values (BENCHMARKS.md, "Method").
 lowest rate of table talk giving a game action, then the highest accuracy, then the
 least aggressive values. List each axis from least to most aggressive (e.g.
 `sound_alike=1.01,0.8,0.7`: 1.01 is off); ties go to the earliest values.
+
+`--pick-cost` chooses by the table's cost instead (session 6): a wrong game action
+(table talk acted on, or a call taken as another) costs `WRONG_COST` utterances (the
+referee's wrong reply, "me equivoqué", the call again), any other clip not decided
+right (a question, or nothing understood) one utterance. The plain rule above buys any
+cut in table talk at any price in questions; this one weighs them.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
 from voice_ref.voice.bench import load_labels, replay, summarize
 from voice_ref.voice.decision import Decider, GameView, Thresholds, thresholds_from
+
+WRONG_COST = 3  # utterances a wrong action costs the table; a question or a repeat costs 1
 
 
 def players_of(folder: Path, default: list[str]) -> list[str]:
@@ -51,6 +59,12 @@ def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
     out = replay(rows, for_context, inventory)
     s = summarize(out, {})
     by_type = s["accuracy_by_type"]
+    game = [r for r in out if r["expected"]["type"] != "none"]
+    wrong = sum(r["got"] is not None and not r["correct"] for r in game)
+    talk = [r for r in out if r["expected"]["type"] == "none"]
+    asked_talk = sum(bool(r["confirmed"]) and not r["false_action"] for r in talk)
+    false_actions = sum(r["false_action"] for r in out)
+    unsettled = sum(not r["correct"] for r in game) - wrong
     return {
         "clips": s["clips"],
         "acc": s["accuracy"],
@@ -63,6 +77,8 @@ def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
         "number": by_type.get("number"),
         "bid": by_type.get("bid"),
         "dudo": by_type.get("dudo"),
+        "wrong_game_actions": wrong,
+        "cost": WRONG_COST * (false_actions + wrong) + asked_talk + unsettled,
         "wrong": [(r["file"], r["text"], r["got"]) for r in out if not r["correct"]],
     }
 
@@ -73,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grid", action="append", default=[], help="field=v1,v2,... (Thresholds)")
     ap.add_argument("--show-wrong", action="store_true")
     ap.add_argument("--pick", action="store_true", help="print the rule's choice (docstring)")
+    ap.add_argument("--pick-cost", action="store_true", help="choose by the table's cost")
     args = ap.parse_args(argv)
     base = thresholds_from(load_config(None))
     names = {f.name for f in fields(Thresholds)}
@@ -103,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         ranked.append((line["pooled"]["talk->action"], -line["pooled"]["acc"], order, line))
     if args.pick and ranked:
         print("pick:", json.dumps(min(ranked, key=lambda item: item[:3])[3], ensure_ascii=False))
+    if args.pick_cost and ranked:
+        best = min(ranked, key=lambda item: (item[3]["pooled"]["cost"], item[2]))
+        print("pick-cost:", json.dumps(best[3], ensure_ascii=False))
     return 0
 
 
@@ -115,6 +135,7 @@ def pooled(parts: Iterable[dict]) -> dict:
         "clips": clips,
         "acc": round(sum(p["right"] for p in parts) / clips, 4) if clips else 0.0,
         "talk->action": round(sum(p["false_actions"] for p in parts) / none, 4) if none else 0.0,
+        "cost": sum(p["cost"] for p in parts),
     }
 
 
