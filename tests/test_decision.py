@@ -501,3 +501,26 @@ def test_an_illegal_doubted_reading_is_still_explained() -> None:
     u = utt(("un tonto", 0.67), ("qué cosa", 0.33), free="Punto", fluency=-0.83)
     d = decide(u, PARSER, only_bid(9, 9), limits=DOUBT)
     assert d.action == "accept" and d.why == "illegal: explained"
+# -- the accept line for speech ---------------------------------------------------------------
+
+
+def test_speech_has_its_own_accept_line_in_the_config(tmp_path) -> None:  # noqa: ANN001
+    """Whisper answers from 32 ms of room audio after the speech (speculative end-pointing),
+    which spreads its shares: recognized speech is accepted from `asr.speech_accept_score`
+    (0.45), while typed lines keep `asr.accept_score` (0.5, the parser's score)."""
+    from voice_ref.config import DEFAULT_CONFIG, AsrSettings, Config, load_config
+    from voice_ref.voice.decision import thresholds_from
+
+    shipped = load_config(DEFAULT_CONFIG).asr
+    assert (shipped.speech_accept_score, shipped.accept_score) == (0.45, 0.5)
+    assert Thresholds().accept == AsrSettings().speech_accept_score == 0.45
+    typed_strict = Config(asr=AsrSettings(accept_score=0.9, speech_accept_score=0.45))
+    assert thresholds_from(typed_strict).accept == 0.45
+    own = tmp_path / "config.toml"
+    own.write_text("[asr]\nspeech_accept_score = 0.6\n")
+    assert thresholds_from(load_config(own)).accept == 0.6
+    # A bid at 0.47 is taken by voice with the shipped line, only confirmed at the old 0.5.
+    heard = utt(("dos tontos", 0.47), ("x", 0.265), ("y", 0.265))
+    limits = replace(LIMITS, accept=shipped.speech_accept_score, confirm=0.3)
+    assert decide(heard, PARSER, limits=limits).action == "accept"
+    assert decide(heard, PARSER, limits=replace(limits, accept=0.5)).action == "confirm"

@@ -91,6 +91,10 @@ def test_vad_finds_the_speech_inside_silence(recognizer) -> None:  # noqa: ANN00
     assert abs(utt.start_s - (1.0 + label["speech_start"])) < 0.2
     assert abs(utt.end_s - (1.0 + label["speech_end"])) < 0.2
     assert results[0].done_s >= utt.end_s  # decided after the speech ended, never before
+    # Recognition started at the tentative end (`TAIL_S`: one 32 ms chunk of silence, in
+    # the 0.1 s block that holds it), not at the final end 0.2 s after the speech.
+    assert utt.extra["early"] is True
+    assert utt.extra["started_at_s"] - utt.end_s < 0.2
 
 
 def _run_audio(recognizer, audio: np.ndarray) -> list:  # noqa: ANN001

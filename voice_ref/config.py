@@ -58,7 +58,11 @@ class AsrSettings:
     vosk_model: Path = Path("models/vosk-model-small-es-0.42")
     whisper_model: Path = Path("models/whisper-base")
     threads: int = 2
-    accept_score: float = 0.5
+    accept_score: float = 0.5  # typed lines (`play --text`): the parser's score
+    # Recognized speech: the best reading's share. Lower than the typed line's since the
+    # Whisper recognizer answers from 32 ms of room audio after the speech (speculative
+    # end-pointing), which spreads its shares (BENCHMARKS.md, session 6).
+    speech_accept_score: float = 0.45
     confirm_margin: float = 0.15
 
 
@@ -178,6 +182,7 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
             whisper_model=Path(asr.get("whisper_model", AsrSettings.whisper_model)),
             threads=int(asr.get("threads", 2)),
             accept_score=float(asr.get("accept_score", 0.5)),
+            speech_accept_score=float(asr.get("speech_accept_score", 0.45)),
             confirm_margin=float(asr.get("confirm_margin", 0.15)),
         ),
         audio=AudioSettings(

@@ -111,9 +111,10 @@ class TextParser(Protocol):
 class Thresholds:
     """Every number the decision uses; the defaults were chosen on the DEV tuning voices
     and tuning-real (BENCHMARKS.md, "Decision thresholds"). `accept` and `confirm_margin`
-    come from the config (`asr.accept_score`, `asr.confirm_margin`)."""
+    come from the config (`asr.speech_accept_score`, `asr.confirm_margin`); `accept` was
+    re-chosen for speculative end-pointing (BENCHMARKS.md, session 6)."""
 
-    accept: float = 0.5
+    accept: float = 0.45
     accept_consequential: float = 0.6
     confirm: float = 0.3
     confirm_margin: float = 0.15
@@ -632,7 +633,9 @@ class Decider:
 
 
 def thresholds_from(config: Config) -> Thresholds:
-    return Thresholds(accept=config.asr.accept_score, confirm_margin=config.asr.confirm_margin)
+    return Thresholds(
+        accept=config.asr.speech_accept_score, confirm_margin=config.asr.confirm_margin
+    )
 
 
 def likely_raises(standing: BidIntent | None, minimums: Iterable[BidIntent]) -> frozenset[Intent]:

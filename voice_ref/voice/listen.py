@@ -103,7 +103,7 @@ def main(args: argparse.Namespace) -> int:
         return decide(
             utt,
             parser,
-            accept_score=config.asr.accept_score,
+            accept_score=config.asr.speech_accept_score,
             confirm_margin=config.asr.confirm_margin,
         )
 

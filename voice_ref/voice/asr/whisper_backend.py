@@ -6,7 +6,7 @@ fits the audio. So, per utterance:
 
 1. Silero VAD (bundled with faster-whisper) cuts the stream into utterances: one
    ends after 0.2 s of silence (shorter pauses inside a phrase must not split it).
-   With `tail_s` set (`TAIL_S`: off, see below) it end-points speculatively: the
+   With `tail_s` set (`TAIL_S`: one chunk, see below) it end-points speculatively: the
    utterance's audio (0.2 s before the speech to `tail_s` after it) is recognized
    at the tentative end, when `tail_s` of silence followed the speech, inside that
    block's `accept()`; at the final end the kept result is used if no speech came
@@ -105,10 +105,12 @@ PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
 PREPARE_SAVE_S = 30.0  # preparing saves this often: stopped midway, it keeps its work
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 # Silence after speech before recognition starts (tentative end, step 1), and the real
-# audio kept after the speech. Off: 1 and 2 chunks (32, 64 ms) start ~160 / ~125 ms
-# sooner but lose count answers and table talk on tuning-real (BENCHMARKS.md,
-# "Speculative end-pointing"); None keeps today's audio (0.2 s after the speech).
-TAIL_S: float | None = None
+# audio kept after the speech: one VAD chunk (32 ms). Recognition starts ~160 ms sooner
+# than at the final end (0.2 s); with less room audio after the speech the best reading's
+# share is a little lower, which the accept line (`asr.accept_score`) was re-chosen for on
+# the tuning rows (BENCHMARKS.md, "End of speech -> decision, session 6"). None: off
+# (recognize the final segment, 0.2 s of audio after the speech).
+TAIL_S: float | None = 0.032
 # oneDNN (inside CTranslate2) keeps a compiled kernel per convolution shape, 1,024 by default:
 # every utterance length is a new encoder input shape, so its cache grew ~0.5 MB an utterance
 # for a whole session (BENCHMARKS.md, "Memory: what grew with the clip count"). A few
