@@ -501,6 +501,8 @@ def test_an_illegal_doubted_reading_is_still_explained() -> None:
     u = utt(("un tonto", 0.67), ("qué cosa", 0.33), free="Punto", fluency=-0.83)
     d = decide(u, PARSER, only_bid(9, 9), limits=DOUBT)
     assert d.action == "accept" and d.why == "illegal: explained"
+
+
 # -- the accept line for speech ---------------------------------------------------------------
 
 
