@@ -78,6 +78,10 @@ def test_an_invalid_config_in_the_current_folder_is_an_error_not_skipped(home):
     bad.write_text('[asr]\nthreads = "many"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="wrong type"):
         load_config()
+    for line in ("speech_accept_score = 45", "accept_score = 0", "speech_accept_score = -0.5"):
+        bad.write_text(f"[asr]\n{line}\n", encoding="utf-8")
+        with pytest.raises(ConfigError, match="share between 0 and 1"):
+            load_config()
 
 
 def test_the_project_config_is_the_packaged_default():

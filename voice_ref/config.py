@@ -201,5 +201,9 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
     )
     if cfg.asr.backend not in ("auto", "vosk", "whisper"):
         raise ConfigError(f"[asr] backend must be auto, vosk or whisper, not {cfg.asr.backend!r}.")
+    for key in ("accept_score", "speech_accept_score"):
+        if not 0.0 < getattr(cfg.asr, key) <= 1.0:
+            raise ConfigError(f"[asr] {key} is a share between 0 and 1 (0.45 or 0.5 are usual), "
+                              f"not {getattr(cfg.asr, key)}.")
     _ = cfg.rules  # validates preset and overrides now, not mid-game
     return cfg

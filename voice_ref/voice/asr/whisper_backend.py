@@ -107,7 +107,7 @@ PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silen
 # Silence after speech before recognition starts (tentative end, step 1), and the real
 # audio kept after the speech: one VAD chunk (32 ms). Recognition starts ~160 ms sooner
 # than at the final end (0.2 s); with less room audio after the speech the best reading's
-# share is a little lower, which the accept line (`asr.accept_score`) was re-chosen for on
+# share is a little lower, which the accept line (`asr.speech_accept_score`) was chosen for on
 # the tuning rows (BENCHMARKS.md, "End of speech -> decision, session 6"). None: off
 # (recognize the final segment, 0.2 s of audio after the speech).
 TAIL_S: float | None = 0.032
@@ -267,12 +267,11 @@ class WhisperRecognizer:
         digest = self._digest(contexts)
         if digest in prior.prepared_sets:
             return
-        if background and prior.path is not None and not os.access(prior.path.parent, os.W_OK):
-            log.warning("Whisper text prior: %s is read-only, so it cannot be prepared for "
-                        "good; answers compute what they need", prior.path.parent)
-            return
         if background and prior.path is not None:
-            if self._background is None:
+            if not os.access(prior.path.parent, os.W_OK):  # the work would be lost
+                log.warning("Whisper text prior: %s is read-only, so it cannot be prepared "
+                            "for good; answers compute what they need", prior.path.parent)
+            elif self._background is None:
                 job = PrepareJob(self.model, self.players, self.dialect, tuple(contexts))
                 self._background = BackgroundPrepare.start(job)
                 log.warning("Whisper text prior: preparing this table's phrases in the "
