@@ -319,3 +319,27 @@ def test_the_players_corrections_and_answers_are_grammar_phrases():
     parser = Parser(PLAYERS)
     assert all(parser.parse(w).intent == UndoIntent() for w in UNDO_WORDS)
     assert parser.parse("sí").intent == YesIntent() and parser.parse("no").intent == NoIntent()
+
+
+def test_the_games_bench_uses_the_model_folder_given(monkeypatch) -> None:  # noqa: ANN001
+    """`voice-ref bench --games N --model DIR` measures that model, not the config's."""
+    from argparse import Namespace
+
+    from voice_ref.simulation import bench as games_bench
+    from voice_ref.simulation import runner
+    from voice_ref.voice.asr import select
+
+    args = Namespace(games=1, players="Ana,Beto", voices="es", noise=None, snr=None,
+                     seed=1, backend="whisper", model="other-model", rows=None, rules=None)
+    options = games_bench._options(args, Config())
+    asked: dict[str, object] = {}
+
+    def fake_make_recognizer(config, backend=None, model=None, players=None):  # noqa: ANN001, ANN202
+        asked.update(backend=backend, model=model)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(select, "make_recognizer", fake_make_recognizer)
+    setup = TableSetup(("Ana", "Beto"))
+    with pytest.raises(RuntimeError, match="stop here"):
+        runner.wire(Config(), setup, None, None, options.backend, options.model)  # type: ignore[arg-type]
+    assert asked == {"backend": "whisper", "model": "other-model"}

@@ -45,6 +45,7 @@ class BenchOptions:
     snr_db: float | None = None
     seed: int = 0
     backend: str | None = None
+    model: str | None = None  # a model folder (`--model`), else the config's
     rows: Path | None = None  # every line's result, as JSON Lines (`LineRow`)
     prepare: bool = True  # as `voice-ref play`: the recognizer prepares the table's phrases
 
@@ -101,6 +102,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         snr_db=args.snr if args.snr is not None else (12.0 if args.noise else None),
         seed=args.seed if args.seed is not None else 0,
         backend=args.backend,
+        model=getattr(args, "model", None),
         rows=Path(args.rows) if getattr(args, "rows", None) else None,
         prepare=not getattr(args, "cold", False),
     )
@@ -135,7 +137,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
             announcer = SimulatedAnnouncer(
                 lambda text: _cached(cache, text, referee_voice), 16000, config.audio.holdoff_s)
             session, referee, recognizer = wire(config, setup, announcer, recognizer,
-                                                options.backend)
+                                                options.backend, options.model)
             if options.prepare and g == 0:  # as `voice-ref play` does before the opening
                 t0 = time.perf_counter()
                 session.prepare()

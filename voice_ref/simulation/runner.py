@@ -41,13 +41,14 @@ def wire(
     announcer: SimulatedAnnouncer,
     recognizer: Recognizer | None = None,
     backend: str | None = None,
+    model: str | None = None,
 ) -> tuple[VoiceSession, Referee, Recognizer]:
     """The one place a simulated table is wired like `voice-ref play` (microphone mode): the
     recognizer (made once, reused across games), the referee and the listening loop."""
     if recognizer is None:
         from voice_ref.voice.asr.select import make_recognizer
 
-        recognizer = make_recognizer(config, backend=backend, players=setup.players)
+        recognizer = make_recognizer(config, backend=backend, model=model, players=setup.players)
     referee = Referee(setup)
     session = VoiceSession(
         referee, recognizer, announcer, make_decider(config),

@@ -102,6 +102,9 @@ PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (
 PRIOR_CACHE_SIZE = 2_000  # sequences the prior probe remembers (~1 kB each); TextPrior keeps values
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
+# What a prepare stores, in the digest of a prepared table: raise it when the walk stores
+# more (e.g. the end check's "phrase ." sequences), so stores prepared before are walked again.
+PREPARE_VERSION = 1
 PREPARE_SAVE_S = 30.0  # preparing saves this often: stopped midway, it keeps its work
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 # Silence after speech before recognition starts (tentative end, step 1), and the real
@@ -320,7 +323,7 @@ class WhisperRecognizer:
         """What a `prepare` of `contexts` covers: the players (they make the trie's name
         prefixes) and every context's phrases."""
         return phrase_set_digest(
-            [self.players, *((c.expecting, c.phrases) for c in contexts)]
+            [PREPARE_VERSION, self.players, *((c.expecting, c.phrases) for c in contexts)]
         )
 
     def _prepare_prior(self, trie: Node) -> None:
