@@ -292,11 +292,7 @@ class TextPrior:
 def phrase_set_digest(parts: Iterable[object]) -> int:
     """A stable 64-bit name for what a `prepare` covered (players, phrases): the same
     table prepared again finds it in `TextPrior.prepared_sets` and walks nothing."""
-    h = hashlib.blake2b(digest_size=8)
-    for part in parts:
-        h.update(repr(part).encode())
-        h.update(b"\0")
-    return int.from_bytes(h.digest(), "little")
+    return _hash(b"".join(repr(part).encode() + b"\0" for part in parts))
 
 
 def fingerprint(model_dir: Path, start: Sequence[int], silence_s: float) -> str:

@@ -308,10 +308,10 @@ class WhisperRecognizer:
     def _collect_background(self) -> None:
         """Between utterances: when the background `prepare` has finished, read its work."""
         job = self._background
-        if job is None or job.poll() is None:
+        if job is None or (code := job.poll()) is None:
             return
         self._background = None
-        if job.poll() != 0:
+        if code != 0:
             log.warning("Whisper text prior: background preparing failed (%s); answers "
                         "compute what they need", job.failure())
         elif self._text_prior is not None:
