@@ -219,6 +219,11 @@ def _utterance_record(utt: Utterance) -> dict:
         "hypotheses": [(h.text, h.score) for h in utt.hypotheses],
         "scored": utt.extra.get("scored", []),
         "compute_ms": utt.extra.get("compute_ms"),
+        # Compute that does not depend on the load (Whisper; None for other backends):
+        # decoder rows on the audio and on silence (the text prior's, computed because
+        # the store lacked them).
+        "decoder_rows": utt.extra.get("decoder_rows"),
+        "prior_rows": utt.extra.get("prior_rows"),
         # End-pointing: the stream time recognition started (its wait after `end_s` does
         # not depend on load), whether that was at a tentative end, and how many
         # tentative recognitions the speech caused (Whisper; None for other backends).

@@ -414,6 +414,7 @@ class WhisperRecognizer:
 
     def recognize(self, audio: np.ndarray, start_s: float = 0.0, end_s: float = 0.0) -> Utterance:
         t0 = time.perf_counter()
+        prior_rows, prior_computed = self._prior_counts()
         encoded = self._encode(audio)
         probe = PrefixProbe(self._decoder, np.asarray(encoded), self._start(), self._columns)
         free_tokens, fluency = self._free_transcript(encoded)
@@ -438,6 +439,10 @@ class WhisperRecognizer:
             "decoder_calls": scorer.calls,
             "decoder_steps": probe.steps,
             "decoder_rows": probe.rows,
+            # The text prior's share of this answer (load-independent): decoder rows on
+            # silence and sequences computed because the store did not have them.
+            "prior_rows": self._prior_counts()[0] - prior_rows,
+            "prior_computed": self._prior_counts()[1] - prior_computed,
             "phrases_scored": len(scored),
             "compute_ms": round((time.perf_counter() - t0) * 1000, 1),
             "scored": [
@@ -453,6 +458,11 @@ class WhisperRecognizer:
             free_fluency=fluency if free else None,
             extra=extra,
         )
+
+    def _prior_counts(self) -> tuple[int, int]:
+        """(decoder rows of the prior probe, sequences the text prior computed) so far."""
+        probe, prior = self._prior_probe, self._text_prior
+        return (0 if probe is None else probe.rows, 0 if prior is None else prior.computed)
 
     def _search_limits(self) -> SearchLimits:
         """Every phrase when the trie is small (the live loop's), else a wide beam."""
