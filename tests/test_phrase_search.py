@@ -14,6 +14,7 @@ from voice_ref.voice.asr.phrase_search import (
     SearchLimits,
     TokenRow,
     build_trie,
+    end_check_sequences,
     first_tokens,
     search,
     token_prefixes_exceed,
@@ -93,6 +94,30 @@ def test_exhaustive_values_are_the_phrases_own_scores() -> None:
         eot_only = lp + float(end[EOT])
         with_dot = lp + float(np.logaddexp(end[EOT], end[DOT] + row([*seq, DOT])[EOT]))
         assert min(abs(scored[text] - eot_only), abs(scored[text] - with_dot)) < 1e-4
+
+
+def test_the_end_check_reads_the_prior_entries_a_prepared_table_stores() -> None:
+    """The contract with `prepare`: after "phrase + punct" the end check asks the prior for
+    end of text alone, and that is what `end_check_sequences` names for the phrase."""
+    cands = [Candidate(p, None) for p in PHRASES]
+    trie = build_trie(cands, players=("Ana",))
+    columns = {t: i for i, t in enumerate([EOT, DOT, *sorted(first_tokens(trie, VOCAB.get))])}
+    probe, row = _probe(columns)
+    asked: list[tuple[list[int], list[int]]] = []
+
+    def prior(seqs: list[list[int]], nexts: list[list[int]]) -> list[tuple[float, dict]]:
+        asked.extend(zip(seqs, nexts, strict=True))
+        return [(0.0, {}) for _ in seqs]
+
+    scorer = PmiScorer(probe, prior, 0.5, [EOT, DOT])
+    index = np.fromiter(columns, dtype=np.int64)
+    first = TokenRow(columns, row(())[index].astype(np.float32))
+    limits = SearchLimits(end_checks=3)
+    search(scorer, trie, first, VOCAB.__getitem__, None, None, limits)
+    checks = [(s, n) for s, n in asked if s and s[-1] == DOT]
+    assert len(checks) == limits.end_checks
+    for sequence, nexts in checks:
+        assert [(sequence, nexts)] == end_check_sequences(sequence[:-1], [EOT, DOT])
 
 
 def test_token_prefix_count_stops_at_its_limit_with_the_right_answer() -> None:

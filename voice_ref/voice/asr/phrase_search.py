@@ -110,14 +110,21 @@ class PmiScorer:
         self.eot = self.end_tokens[0]
         self.calls = 0
 
-    def score(self, sequences: list[list[int]], nexts: list[list[int]]) -> list[Scored]:
+    def score(
+        self,
+        sequences: list[list[int]],
+        nexts: list[list[int]],
+        ends: Sequence[int] | None = None,
+    ) -> list[Scored]:
         """One batched decoder call (plus the prior's, when not stored). `nexts`: the
-        tokens the search will read after each sequence (besides the end tokens)."""
+        tokens the search will read after each sequence, besides `ends` (default: all the
+        end tokens); the prior needs those entries stored."""
         self.calls += 1
         probed = self._probe(sequences)
+        priors = self._priors(sequences, nexts, ends)
         return [
             Scored(lp, row, plp, prow)
-            for (lp, row), (plp, prow) in zip(probed, self._priors(sequences, nexts), strict=True)
+            for (lp, row), (plp, prow) in zip(probed, priors, strict=True)
         ]
 
     def first(self, row: TokenRow, nexts: list[int]) -> Scored:
@@ -125,11 +132,12 @@ class PmiScorer:
         return Scored(0.0, row, *self._priors([[]], [nexts])[0])
 
     def _priors(
-        self, sequences: list[list[int]], nexts: list[list[int]]
+        self, sequences: list[list[int]], nexts: list[list[int]], ends: Sequence[int] | None = None
     ) -> list[tuple[float, Mapping[int, float]]]:
         if not self.weight:
             return [(0.0, NO_ROW)] * len(sequences)
-        return self._prior(sequences, [[*n, *self.end_tokens] for n in nexts])
+        ends = self.end_tokens if ends is None else ends
+        return self._prior(sequences, [[*n, *ends] for n in nexts])
 
     def value(self, s: Scored) -> float:
         return s.lp - self.weight * s.prior_lp
@@ -255,11 +263,26 @@ def check_ends(
         return
     puncts = scorer.end_tokens[1:]
     chosen = [puncts[int(np.argmax(ends[i].scored.row.take(puncts)))] for i in order]
+    # Only end of text is read after the punct (`exact_end_value`): the prior needs that
+    # entry alone, which is what a prepared table stores (`end_check_sequences`).
     after = scorer.score(
-        [list(ends[i].tokens) + [p] for i, p in zip(order, chosen, strict=True)], [[]] * len(order)
+        [list(ends[i].tokens) + [p] for i, p in zip(order, chosen, strict=True)],
+        [[]] * len(order),
+        (eot,),
     )
     for i, p, a in zip(order, chosen, after, strict=True):
         done[i] = (done[i][0], scorer.exact_end_value(ends[i].scored, p, a))
+
+
+def end_check_sequences(
+    tokens: Sequence[int], end_tokens: Sequence[int], puncts: Sequence[int] | None = None
+) -> list[tuple[list[int], list[int]]]:
+    """The prior entries `check_ends` may read after the complete phrase `tokens`: each
+    "phrase + punct" and its end of text ((sequence, next tokens), as `TextPrior.ensure`
+    takes them). `end_tokens`: end of text first, then the puncts; `puncts`: only these
+    (default: all of them; the check picks one by the audio)."""
+    eot, *every = end_tokens
+    return [([*tokens, p], [eot]) for p in (every if puncts is None else puncts)]
 
 
 def build_trie(cands: list[Candidate], players: Sequence[str] = ()) -> Node:

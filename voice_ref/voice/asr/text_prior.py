@@ -213,9 +213,7 @@ class TextPrior:
         will read. Computes what is missing in batched decoder calls (with `probe`, if
         given, instead of the store's own); returns how many sequences it computed."""
         before = self.computed
-        keys = [[_key(s), *(_key((*s, t)) for t in nxt)] for s, nxt in wanted]
-        known = iter(self._lp.contains_all([k for group in keys for k in group]).tolist())
-        complete = [all([next(known) for _ in group]) for group in keys]
+        complete = self.complete(wanted)
         need = [s for (s, _), done in zip(wanted, complete, strict=True) if not done]
         if not need:
             return 0
@@ -232,6 +230,12 @@ class TextPrior:
                 if t in row:
                     self._lp.setdefault(_key((*tokens, t)), lp + row[t])
         return self.computed - before
+
+    def complete(self, wanted: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[bool]:
+        """Whether each (sequence, next tokens) pair is stored whole (one vectorized search)."""
+        keys = [[_key(s), *(_key((*s, t)) for t in nxt)] for s, nxt in wanted]
+        known = iter(self._lp.contains_all([k for group in keys for k in group]).tolist())
+        return [all([next(known) for _ in group]) for group in keys]
 
     # --- on disk --------------------------------------------------------------------------
 
