@@ -159,8 +159,9 @@ def test_the_prior_is_what_the_correction_removes(recognizer) -> None:  # noqa: 
 
 def test_after_prepare_an_answer_computes_no_text_prior(recognizer) -> None:  # noqa: ANN001
     """`prepare` computes the prior of every phrase of a context before the game: an
-    utterance then only computes its own free transcript's and the few "phrase + ."
-    sequences of the end check, not the ~100 rows a big context's phrases needed."""
+    utterance then only computes its own free transcript's (and an end check on a punct
+    other than ".", which is not prepared), not the ~100 rows a big context's phrases
+    needed."""
     from voice_ref.voice.asr.whisper_backend import END_CHECKS
 
     inventory = PhraseInventory(recognizer.players)
@@ -250,6 +251,63 @@ def test_a_table_prepared_before_is_not_walked_again(fresh_model: Path, monkeypa
     other_names.prepare([ListenContext("starter", tuple(
         PhraseInventory(["Ana", "Carla"]).phrases("starter", canonical=False)))])
     assert walked  # new names: new prefixes to compute
+
+
+def _linked_model(folder: Path) -> Path:
+    """Another folder with the model's files linked in: a text prior store of its own."""
+    folder.mkdir()
+    for name in ("config.json", "model.bin", "tokenizer.json", "vocabulary.json"):
+        (folder / name).symlink_to(MODEL / name)
+    return folder
+
+
+def _count_context(players: list[str]) -> ListenContext:
+    return ListenContext("count", tuple(PhraseInventory(players).phrases("count", canonical=False)))
+
+
+def test_a_prepared_table_reads_its_end_checks_from_the_store(fresh_model: Path) -> None:
+    """The end check's "phrase + punct" sequences are prepared with the phrases: an answer
+    computes the prior of its own free transcript only, and scores every phrase as an
+    answer that computed them from the start (a store without them) does."""
+    from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
+
+    audio = read_wav(DEV / _clean_clip(_labels(), "answer_number")["file"])
+    prepared = WhisperRecognizer(fresh_model, threads=2, players=["Ana", "Beto"])
+    prepared.prepare([_count_context(["Ana", "Beto"])])
+    prepared.set_context(_count_context(["Ana", "Beto"]))
+    answer = prepared.recognize(audio)
+    assert answer.extra["prior_computed"] <= 1
+    cold = WhisperRecognizer(_linked_model(fresh_model / "cold"), threads=2,
+                             players=["Ana", "Beto"])
+    cold.set_context(_count_context(["Ana", "Beto"]))
+    old_way = cold.recognize(audio)
+    assert old_way.extra["prior_computed"] > 1 + answer.extra["prior_computed"]
+    assert [s[:2] for s in answer.extra["scored"]] == [s[:2] for s in old_way.extra["scored"]]
+    for (_, _, value), (_, _, old) in zip(answer.extra["scored"], old_way.extra["scored"],
+                                          strict=True):
+        assert value == pytest.approx(old, abs=0.011)  # rounded to 0.01 by the recognizer
+
+
+def test_a_store_of_the_older_walk_gets_its_end_checks_from_decoder_states(
+    fresh_model: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    """A table prepared by the walk of `PREPARE_VERSION` 1 (no end-check entries) is walked
+    again, with the same decoder rows as a new table: the phrases' states are made again
+    on the way, so no end check is computed from the start."""
+    from voice_ref.voice.asr import whisper_backend
+
+    def walk_rows(model: Path) -> int:
+        recognizer = whisper_backend.WhisperRecognizer(model, threads=2, players=["Ana"])
+        recognizer.prepare([_count_context(["Ana"])])
+        return recognizer.prepare_rows
+
+    new_table = walk_rows(_linked_model(fresh_model / "new"))
+    with monkeypatch.context() as old:
+        old.setattr(whisper_backend, "PREPARE_VERSION", 1)
+        old.setattr(whisper_backend, "PREPARED_END_PUNCTS", "")
+        assert 0 < walk_rows(fresh_model) < new_table
+    assert walk_rows(fresh_model) == new_table
+    assert walk_rows(fresh_model) == 0  # prepared: known by its digest
 
 
 def test_a_background_prepare_leaves_the_work_to_another_process(fresh_model: Path) -> None:

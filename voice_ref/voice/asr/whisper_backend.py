@@ -65,8 +65,8 @@ from voice_ref.voice.asr.phrase_search import (
     Node,
     PmiScorer,
     SearchLimits,
-    TokenRow,
     build_trie,
+    end_check_sequences,
     first_tokens,
     next_word_tokens,
     search,
@@ -104,7 +104,12 @@ CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, ye
 PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
 # What a prepare stores, in the digest of a prepared table: raise it when the walk stores
 # more (e.g. the end check's "phrase ." sequences), so stores prepared before are walked again.
-PREPARE_VERSION = 1
+PREPARE_VERSION = 2  # 2: the end check's "phrase + punct" entries are stored too
+# The puncts whose end check a prepare stores ("phrase + punct", then end of text): the
+# check picks the one the audio makes likeliest. Each costs a decoder row per phrase end
+# (the bench's tables: 77,000 rows of word prefixes, 35,000 phrase ends), so only "." is
+# stored; a "?" or "!" check is computed when an answer needs it (BENCHMARKS.md, session 7).
+PREPARED_END_PUNCTS = "."
 PREPARE_SAVE_S = 30.0  # preparing saves this often: stopped midway, it keeps its work
 PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silence
 # Silence after speech before recognition starts (tentative end, step 1), and the real
@@ -199,6 +204,7 @@ class WhisperRecognizer:
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
         self._decoder = load_decoder(str(path))
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
+        self._prepared_puncts = [self._tok.encode(p)[0] for p in PREPARED_END_PUNCTS]
         self._vad = StreamingVad(tail_s=tail_s)
         self._early = SpeculativeSegments(self._decode)
         self._active: _Compiled | None = None  # the compiled context results are for
@@ -215,6 +221,7 @@ class WhisperRecognizer:
         self._prior_probe: PrefixProbe | None = None
         self._text_prior: TextPrior | None = None
         self._background: BackgroundPrepare | None = None  # a `prepare` in another process
+        self.prepare_rows = 0  # decoder rows the prior's walks computed (load-independent)
         self._compiled: list[tuple[tuple[Phrase, ...], _Compiled]] = []
         self.set_context(ListenContext("any"))
 
@@ -281,6 +288,7 @@ class WhisperRecognizer:
                             "background (minutes, once); answers are slower until then")
             return
         current, t0, before = self.context, time.perf_counter(), prior.computed
+        rows = self.prepare_rows
         for context in contexts:
             self.set_context(context)
             if not self._exhaustive:  # set_context prepared a small trie already
@@ -291,8 +299,9 @@ class WhisperRecognizer:
         computed = prior.computed - before
         if computed:  # minutes the first time: say why the table waited
             log.warning(
-                "Whisper text prior: %d new phrase prefixes computed in %.0f s, kept in %s",
-                computed, time.perf_counter() - t0, Path(self.model) / PRIOR_FILE,
+                "Whisper text prior: %d new phrase prefixes computed in %.0f s (%d decoder "
+                "rows), kept in %s", computed, time.perf_counter() - t0,
+                self.prepare_rows - rows, Path(self.model) / PRIOR_FILE,
             )
 
     def finish_preparing(self, timeout: float | None = None) -> bool:
@@ -327,45 +336,79 @@ class WhisperRecognizer:
         )
 
     def _prepare_prior(self, trie: Node) -> None:
-        """Store the prior of every word prefix of `trie` and the entries a search reads
-        from it: the first token of each next word and the end tokens.
+        """Store the prior of every word prefix of `trie`, the entries a search reads from
+        it (the first token of each next word and the end tokens) and, for a prefix that
+        ends a phrase, the end check's "phrase + punct" and its end of text
+        (`end_check_sequences`): an answer then computes the prior of its free transcript
+        only, where the end check alone took ~22 rows from the start.
 
         Depth first, `PREPARE_CHUNK` prefixes a decoder call, with a probe of its own that
         forgets a chunk once its subtree is done: a level of the bench's "turn" trie has
-        ~10,000 prefixes, and their decoder states (~25 kB a token) took gigabytes."""
+        ~10,000 prefixes, and their decoder states (~25 kB a token) took gigabytes. Only
+        subtrees that lack something are walked, and every prefix on the way gets its
+        decoder state even when its own entries are stored (a store prepared by an older
+        walk, another context's shared prefixes): a phrase's end check is then one row
+        from the phrase's state, a child one word's rows from its parent's."""
         prior = self._text_prior
         if not self.prior_weight or prior is None:
             return
-        probe: PrefixProbe | None = None  # made only if something is missing
-
-        def compute(sequences: Sequence[Sequence[int]]) -> list[tuple[float, TokenRow]]:
-            nonlocal probe
-            if probe is None:
-                probe = PrefixProbe(self._decoder, self._silence, self._start(), self._columns)
-            return probe(sequences)
-
+        todo = self._unprepared(prior, trie)
+        if not todo:
+            return
+        probe = PrefixProbe(self._decoder, self._silence, self._start(), self._columns)
         saved = time.monotonic()
 
         def walk(items: list[tuple[list[int], Node]]) -> None:
             nonlocal saved
+            items = [(tokens, node) for tokens, node in items if id(node) in todo]
             for i in range(0, len(items), PREPARE_CHUNK):
                 part = items[i : i + PREPARE_CHUNK]
-                prior.ensure(
-                    [(tokens, [*next_word_tokens(node, self._word_tokens), *self._end_tokens])
-                     for tokens, node in part],
-                    compute,
-                )
+                probe([tokens for tokens, _ in part])  # the states the rest extends
+                ends = [e for tokens, node in part for e in self._end_entries(tokens, node)]
+                prior.ensure([*(self._prefix_entries(t, n) for t, n in part), *ends], probe)
+                probe.forget(sequence for sequence, _ in ends)
                 walk([(tokens + self._word_tokens(word), child)
                       for tokens, node in part for word, child in node.children.items()])
-                if probe is not None:
-                    probe.forget(tokens for tokens, _ in part)
+                probe.forget(tokens for tokens, _ in part)
                 if time.monotonic() - saved > PREPARE_SAVE_S:
                     prior.save()
                     saved = time.monotonic()
                     log.warning("Whisper text prior: %d phrase prefixes so far, still preparing",
                                 prior.computed)
 
-        walk([([], trie)])
+        try:
+            walk([([], trie)])
+        finally:
+            self.prepare_rows += probe.rows
+
+    def _prefix_entries(self, tokens: list[int], node: Node) -> tuple[list[int], list[int]]:
+        """A word prefix and the entries a search reads after it."""
+        return tokens, [*next_word_tokens(node, self._word_tokens), *self._end_tokens]
+
+    def _end_entries(self, tokens: list[int], node: Node) -> list[tuple[list[int], list[int]]]:
+        """What the end check reads after `tokens` if it ends a phrase, else nothing."""
+        if not node.phrases:
+            return []
+        return end_check_sequences(tokens, self._end_tokens, self._prepared_puncts)
+
+    def _unprepared(self, prior: TextPrior, trie: Node) -> set[int]:
+        """The nodes (by id) whose subtree, themselves included, lacks a prior entry the
+        walk stores: one vectorized look-up for the whole trie."""
+        order: list[tuple[list[int], Node, int]] = []  # depth first: a parent before its children
+        stack: list[tuple[list[int], Node, int]] = [([], trie, -1)]
+        while stack:
+            tokens, node, parent = stack.pop()
+            here = len(order)
+            order.append((tokens, node, parent))
+            stack.extend((tokens + self._word_tokens(word), child, here)
+                         for word, child in node.children.items())
+        wanted = [[self._prefix_entries(t, n), *self._end_entries(t, n)] for t, n, _ in order]
+        found = iter(prior.complete([w for group in wanted for w in group]))
+        missing = [not all([next(found) for _ in group]) for group in wanted]
+        for i in range(len(order) - 1, 0, -1):
+            if missing[i]:
+                missing[order[i][2]] = True
+        return {id(node) for (_, node, _), m in zip(order, missing, strict=True) if m}
 
     def _compile(self, phrases: tuple[Phrase, ...]) -> _Compiled:
         """The candidates (digit spellings added), their word trie and whether it is scored
