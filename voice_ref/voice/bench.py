@@ -349,7 +349,10 @@ def run(
         rows.append(row)
         if progress:
             progress(i, row)
-    return summarize(rows, {"prepare_s": round(prepare_s, 1)}), rows
+    # Decoder rows of preparing (Whisper): its cost whatever the load.
+    meta = {"prepare_s": round(prepare_s, 1),
+            "prepare_rows": getattr(recognizer, "prepare_rows", None)}
+    return summarize(rows, meta), rows
 
 
 def _print_table(summary: dict) -> None:
