@@ -70,7 +70,7 @@ def test_a_stored_prefix_with_a_new_next_token_is_completed() -> None:
     prior = TextPrior(probe)
     prior.ensure([([1], [2])])
     calls = probe.calls
-    prior.ensure([([1], [2, 5]), ([6], [0])])
+    assert prior.ensure([([1], [2, 5]), ([6], [0])]) == 2  # both ran through the decoder
     assert probe.calls == calls + 1
     (_, row), = prior([[1]])
     assert row[5] == pytest.approx(next_lps([1])[5])

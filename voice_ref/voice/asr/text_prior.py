@@ -157,7 +157,7 @@ class TextPrior:
         self._lp[_key(())] = 0.0
         self.path = path
         self.fingerprint = fingerprint
-        self.computed = 0  # sequences this process had to compute (not read)
+        self.computed = 0  # sequences this process had to run the decoder on (not read)
         # Digests of the phrase sets whose every prefix is stored (`phrase_set_digest`):
         # a table that was prepared before starts without walking its phrases again.
         self.prepared_sets: set[int] = set()
@@ -219,7 +219,7 @@ class TextPrior:
             return 0
         unique = list(dict.fromkeys(tuple(s) for s in need))
         rows = dict(zip(unique, (probe or self._probe)(unique), strict=True))
-        self.computed += sum(_key(s) not in self._lp for s in unique)
+        self.computed += len(unique)  # a stored sequence given new entries was computed too
         for s, nxt in wanted:
             tokens = tuple(s)
             if tokens not in rows:
