@@ -102,6 +102,7 @@ PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (
 PRIOR_CACHE_SIZE = 2_000  # sequences the prior probe remembers (~1 kB each); TextPrior keeps values
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
+PREPARE_CHECK_NODES = 4_096  # trie nodes whose stored entries are looked up at once
 # What a prepare stores, in the digest of a prepared table: raise it when the walk stores
 # more (e.g. the end check's "phrase ." sequences), so stores prepared before are walked again.
 PREPARE_VERSION = 2  # 2: the end check's "phrase + punct" entries are stored too
@@ -393,7 +394,7 @@ class WhisperRecognizer:
 
     def _unprepared(self, prior: TextPrior, trie: Node) -> set[int]:
         """The nodes (by id) whose subtree, themselves included, lacks a prior entry the
-        walk stores: one vectorized look-up for the whole trie."""
+        walk stores (vectorized look-ups, `PREPARE_CHECK_NODES` nodes at a time)."""
         order: list[tuple[list[int], Node, int]] = []  # depth first: a parent before its children
         stack: list[tuple[list[int], Node, int]] = [([], trie, -1)]
         while stack:
@@ -402,9 +403,12 @@ class WhisperRecognizer:
             order.append((tokens, node, parent))
             stack.extend((tokens + self._word_tokens(word), child, here)
                          for word, child in node.children.items())
-        wanted = [[self._prefix_entries(t, n), *self._end_entries(t, n)] for t, n, _ in order]
-        found = iter(prior.complete([w for group in wanted for w in group]))
-        missing = [not all([next(found) for _ in group]) for group in wanted]
+        missing: list[bool] = []
+        for i in range(0, len(order), PREPARE_CHECK_NODES):  # bounded: ~10 keys a node
+            wanted = [[self._prefix_entries(t, n), *self._end_entries(t, n)]
+                      for t, n, _ in order[i : i + PREPARE_CHECK_NODES]]
+            found = iter(prior.complete([w for group in wanted for w in group]))
+            missing += [not all([next(found) for _ in group]) for group in wanted]
         for i in range(len(order) - 1, 0, -1):
             if missing[i]:
                 missing[order[i][2]] = True
