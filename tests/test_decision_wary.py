@@ -165,3 +165,42 @@ def test_a_yes_is_never_slowed_by_wariness() -> None:
     assert not game_view(referee, "yes_no").wary
     yes = decide_live(utt(("sí", 0.65), ("no", 0.35)), referee, "yes_no")
     assert yes.action == Action.ACCEPT
+
+
+# -- a bid misheard before in the game ----------------------------------------------------
+
+# (what was heard, its share, action)
+MISHEARD = [
+    ("cuatro quinas", 0.95, Action.CONFIRM),  # taken back before: asked, however sure
+    ("cuatro cuadras", 0.95, Action.ACCEPT),  # any other call as before
+    ("cuatro quinas", 0.25, Action.IGNORE),  # too unsure to ask, as before
+]
+
+
+@pytest.mark.parametrize(("text", "share", "action"), MISHEARD)
+def test_a_bid_misheard_before_is_always_asked_about(
+    text: str, share: float, action: Action
+) -> None:
+    view = GameView(misheard=frozenset({FOUR_FIVES}))
+    d = decide(heard_as(text, share), PARSER, view=view, limits=LIMITS, lexicon=NO_WORDS)
+    assert d.action == action
+
+
+def test_the_referee_remembers_a_misheard_bid_for_the_rest_of_the_game() -> None:
+    """One voice's "dos cuadras" heard as "dos donas" at turn after turn (a simulated
+    game, session 7): once taken back, "dos donas" is asked about whenever it is heard."""
+    referee = referee_at("una quina")
+    decide_live = make_decider(load_config())
+    donas = heard_as("dos donas", 0.95)
+    assert decide_live(donas, referee, referee.expecting).action == Action.ACCEPT
+    referee.handle_text("dos donas")
+    referee.handle_text("me equivoqué")
+    decide_live(heard_as("dos cuadras", 0.95), referee, referee.expecting)  # sees the undo
+    for call in ("dos cuadras", "tres cuadras", "dudo"):  # the game moves on, a new round
+        assert referee.handle_text(call).accepted
+    while referee.expecting != "turn":  # answer the count and any question after it
+        referee.handle_text("cinco" if referee.expecting == "count" else "sí")
+    later = decide_live(donas, referee, referee.expecting)
+    assert later.action == Action.CONFIRM and later.intent == BidIntent(quantity=2, face=2)
+    other = decide_live(heard_as("dos trenes", 0.95), referee, referee.expecting)
+    assert other.action == Action.ACCEPT
