@@ -28,10 +28,6 @@ bench. Steps, for each utterance:
    misheard once is often misheard again the same way; a game move read then needs
    `accept_doubted` too, so a misheard repeat costs the table one "no" instead of a wrong
    action and a "me equivoqué", while a clearly heard one is still taken at once.
-   A bid the table took back or refused earlier in the game (`GameView.misheard`: one
-   voice's "dos cuadras" heard as "dos donas" again and again, at every turn) is asked
-   about whenever it is the reading again, however sure: the referee has learnt that it
-   mishears that call at this table.
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
    they end a round or rewrite it) and a "sí" (it commits what was asked) need
@@ -182,8 +178,6 @@ class GameView:
     # The table just corrected the referee here (an undo, or "no" to "¿Dijiste …?") and the
     # game has not moved since: a game move needs `accept_doubted` (module docstring, 4).
     wary: bool = False
-    # Bids taken back or refused earlier in this game: always asked about (module docstring).
-    misheard: frozenset[Intent] = frozenset()
 
     @classmethod
     def of_context(cls, context: ListenContext, **kw) -> GameView:  # noqa: ANN003
@@ -486,8 +480,6 @@ def decide(
     act_need = need
     if doubt:
         act_need = max(need, limits.accept_doubted)
-    if _bare(best.intent) in view.misheard:
-        doubt, act_need = "misheard before in this game", math.inf
     if best.share < limits.confirm:
         return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
     if view.is_legal(best.intent):
@@ -727,13 +719,11 @@ def game_view(
     expecting: str,
     refusal: Refusal | None = None,
     phrases: Sequence[Phrase] | None = None,
-    misheard: frozenset[Intent] = frozenset(),
 ) -> GameView:
     """What the game allows now: the kinds of the phrases expected (`phrases`: the
     referee's allowed phrases, when the caller has them already), the dice on the table,
     the likely raises, the bid just taken back or refused, and whether the table just
-    corrected the referee (an undo, or a `refusal` since the game last moved): wary; and
-    the bids it took back or refused earlier in the game (`misheard`)."""
+    corrected the referee (an undo, or a `refusal` since the game last moved): wary."""
     if expecting == referee.expecting:
         allowed = referee.allowed_phrases() if phrases is None else phrases
         kinds = frozenset(p.intent.type for p in allowed) or None
@@ -750,7 +740,6 @@ def game_view(
         taken_back=taken_back(referee) if own else None,
         refused=refusal.reading if own and refusal is not None else None,
         wary=own and (refusal is not None or referee.corrected()),
-        misheard=misheard if own else frozenset(),
     )
 
 
@@ -778,7 +767,6 @@ class TableDecider:
         self._deciders: dict[tuple[str, ...], Decider] = {}
         self._asked: Intent | None = None  # what our last "¿Dijiste …?" asked about
         self._refusal: Refusal | None = None
-        self._misheard: set[Intent] = set()  # bids taken back or refused in this game
 
     def _decider(self, referee: RefereePort) -> Decider:
         from voice_ref.language.parser import Parser
@@ -794,21 +782,12 @@ class TableDecider:
         moves = len(referee.game.move_stack)
         if self._refusal is not None and self._refusal.moves != moves:  # the game moved on
             self._refusal = None
-        if moves == 0:  # a new game: a new start
-            self._misheard.clear()
-        undone = taken_back(referee)
-        if undone is not None:
-            self._misheard.add(undone)
-        view = game_view(referee, expecting, self._refusal, misheard=frozenset(self._misheard))
-        verdict = self._decider(referee)(utterance, view)
+        verdict = self._decider(referee)(utterance, game_view(referee, expecting, self._refusal))
         if expecting == referee.expecting:
             self._asked = verdict.intent if verdict.action == Action.CONFIRM else None
         elif verdict.action == Action.ACCEPT and isinstance(verdict.intent, NoIntent):
             asked = self._asked  # "no" to our "¿Dijiste …?": a correction
-            refused = _bare(asked) if isinstance(asked, BidIntent) else None
-            self._refusal = Refusal(moves, refused)
-            if refused is not None:
-                self._misheard.add(refused)
+            self._refusal = Refusal(moves, _bare(asked) if isinstance(asked, BidIntent) else None)
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         accepted = verdict.action == Action.ACCEPT
         if expecting == Expecting.TURN and accepted and _is_name(verdict.intent):
