@@ -165,3 +165,20 @@ def test_a_yes_is_never_slowed_by_wariness() -> None:
     assert not game_view(referee, "yes_no").wary
     yes = decide_live(utt(("sí", 0.65), ("no", 0.35)), referee, "yes_no")
     assert yes.action == Action.ACCEPT
+
+
+def test_a_count_taken_back_is_not_heard_again_at_that_count() -> None:
+    """ "tres" heard as "una" at one count seven times, each undone (a simulated game,
+    session 7): as with a bid, the count just taken back is no candidate."""
+    referee = referee_at("dos quinas")
+    assert referee.handle_text("dudo").accepted and referee.expecting == "count"
+    decide_live = make_decider(load_config())
+    misheard = utt(("una", 0.9), ("tres", 0.08), ("qué calor", 0.02))
+    first = decide_live(misheard, referee, referee.expecting)
+    assert first.action == Action.ACCEPT and first.intent == NumberIntent(value=1)
+    assert referee.handle_intent(first.intent).accepted
+    assert referee.handle_text("me equivoqué").accepted  # a result: asked first
+    assert referee.handle_text("sí").accepted and referee.expecting == "count"
+    assert referee.count_taken_back() == 1 and referee.taken_back() is None
+    again = decide_live(misheard, referee, referee.expecting)
+    assert again.intent == NumberIntent(value=3)

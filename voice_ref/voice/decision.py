@@ -743,10 +743,13 @@ def game_view(
     )
 
 
-def taken_back(referee: RefereePort) -> BidIntent | None:
-    """The bid the table just took back, as the reading not to offer again."""
+def taken_back(referee: RefereePort) -> Intent | None:
+    """The bid or the count the table just took back, as the reading not to offer again."""
     bid = referee.taken_back()
-    return None if bid is None else _bid_intent(bid)
+    if bid is not None:
+        return _bid_intent(bid)
+    count = referee.count_taken_back()
+    return None if count is None else NumberIntent(value=count)
 
 
 def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:

@@ -81,6 +81,8 @@ class RefereePort(Protocol):
 
     def corrected(self) -> bool: ...
 
+    def count_taken_back(self) -> int | None: ...
+
 
 class AnnouncerPort(Protocol):
     """The loudspeaker: says lines in order and knows when its voice is in the air."""
