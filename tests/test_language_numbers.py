@@ -8,6 +8,7 @@ from voice_ref.language.numbers import (
     read_number,
     words_to_number,
 )
+from voice_ref.language.spoken import spelled_out
 from voice_ref.language.text import tokenize
 
 SPOKEN = [
@@ -98,3 +99,15 @@ def test_read_number_is_longest_match_and_reports_the_end():
     assert read_number(tokenize("treinta ases")) == (30, 1)
     assert read_number(tokens, 3) is None
     assert read_number(tokens, 10) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "spelled"),
+    [
+        ("14 dones", "catorce dones"),
+        ("1016", "1016"),  # no call: left in digits, not an error (a free transcript)
+        ("3 y 2000", "tres y 2000"),
+    ],
+)
+def test_spelled_out_leaves_numbers_beyond_words_in_digits(text: str, spelled: str) -> None:
+    assert spelled_out(text) == spelled

@@ -153,6 +153,8 @@ class Referee:
         self._last_say = ""
         self._last_result: Outcome | None = None  # the result, while it is the last line
         self._taken_back: tuple[int, Bid] | None = None  # (moves then, the bid taken back)
+        self._corrected_at: int | None = None  # moves when a line was last taken back
+        self._count_taken_back: tuple[int, int] | None = None  # (moves then, the count)
         self._start_game(games=1)
 
     # ----------------------------------------------------------------- public API
@@ -192,6 +194,22 @@ class Referee:
             return None
         moves, bid = self._taken_back
         return bid if len(self.game.move_stack) == moves else None
+
+    def count_taken_back(self) -> int | None:
+        """The revealed count just taken back, while the game is still where it was: as
+        with a bid, the count said again was not that one (a simulated game heard "tres"
+        as "una" seven times at one count, each undone)."""
+        if self._count_taken_back is None:
+            return None
+        moves, count = self._count_taken_back
+        return count if len(self.game.move_stack) == moves else None
+
+    def corrected(self) -> bool:
+        """Whether the table just took a line back ("me equivoqué") and the game is still
+        where it was taken back: the line that follows is usually the same call said again,
+        and the voice layer is wary of it (`voice.decision.GameView.wary`). Any line, not
+        only bids: a count or a dudo misheard once is often misheard again."""
+        return self._corrected_at == len(self.game.move_stack)
 
     def is_legal(self, intent: Intent) -> bool:
         """Whether the game would accept this intent now (the voice layer asks before acting,
@@ -468,6 +486,7 @@ class Referee:
         )
         rolling = policy == StarterPolicy.ROLL
         self._talk = _Talk(rolling=rolling, rollers=self.players if rolling else (), games=games)
+        self._corrected_at = None  # a new game is no correction
 
     def _game_start_line(self) -> str:
         if self._drawn and self.game.awaiting is not Awaiting.STARTER:
@@ -587,6 +606,9 @@ class Referee:
         self._last_result = None
         if isinstance(step.move, Raise):
             self._taken_back = (len(self.game.move_stack), step.move.bid)
+        if isinstance(step.move, RevealCount):
+            self._count_taken_back = (len(self.game.move_stack), step.move.count)
+        self._corrected_at = len(self.game.move_stack)
         say = join(self.prompts.say("announce.undone", what=step.what), self._question())
         self._write(intent, heard)
         self._last_say = say

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from voice_ref.language.intents import BidIntent
-from voice_ref.language.numbers import number_to_words, reading_table
+from voice_ref.language.numbers import MAX_NUMBER, number_to_words, reading_table
 from voice_ref.language.text import fold, tokenize
 from voice_ref.language.vocabulary import FACE_WORDS, NUMERAL_FACES
 
@@ -88,8 +88,14 @@ def syllables(text: str) -> int:
 
 
 def spelled_out(text: str) -> str:
-    """Digits as words ("14 dones" -> "catorce dones"), e.g. to count syllables."""
-    return re.sub(r"\d+", lambda m: number_to_words(int(m.group())), text)
+    """Digits as words ("14 dones" -> "catorce dones"), e.g. to count syllables. A number
+    beyond `MAX_NUMBER` stays in digits: it is no call, and Whisper does write such free
+    transcripts ("1016"; it stopped a simulated game in session 7)."""
+    return re.sub(
+        r"\d+",
+        lambda m: number_to_words(int(m.group())) if int(m.group()) <= MAX_NUMBER else m.group(),
+        text,
+    )
 
 
 def with_digits(text: str, value: int) -> str | None:

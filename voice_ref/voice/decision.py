@@ -22,7 +22,12 @@ bench. Steps, for each utterance:
    transcript that sounds like the name (`name_evidence`: "Para." is no "Ana").
    Weaker evidence, a free transcript of other words that neither reads as the reading
    nor sounds like it (`doubted_by_words`), only raises the share the reading needs
-   (`accept_doubted`): mixed evidence is confirmed.
+   (`accept_doubted`): mixed evidence is confirmed. So does the table's history
+   (`GameView.wary`): right after the table corrected the referee ("me equivoqué", or
+   "no" to "¿Dijiste …?") the next call is usually the same call said again, and a call
+   misheard once is often misheard again the same way; a game move read then needs
+   `accept_doubted` too, so a misheard repeat costs the table one "no" instead of a wrong
+   action and a "me equivoqué", while a clearly heard one is still taken at once.
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
    they end a round or rewrite it) and a "sí" (it commits what was asked) need
@@ -69,8 +74,11 @@ from voice_ref.language.intents import (
     Intent,
     NameOnlyIntent,
     NewGameIntent,
+    NoIntent,
     NumberIntent,
     PasoIntent,
+    QueryIntent,
+    RepeatIntent,
     UndoIntent,
     YesIntent,
 )
@@ -97,6 +105,9 @@ class Action(StrEnum):
     HOLD = "hold"  # a fragment kept for its continuation ("un" | "sexto")
     REASK = "reask"  # a fragment that got none: ask the table to repeat
 CONSEQUENTIAL = (DudoIntent, CalzoIntent, PasoIntent, UndoIntent, NewGameIntent)
+# Lines that make no game move: wariness after a correction never slows them (a second
+# "me equivoqué" is taken as the first was; a new game is asked about anyway).
+NO_MOVE = (UndoIntent, QueryIntent, RepeatIntent, NewGameIntent, NameOnlyIntent)
 NAME_GAP_S = 1.5  # a call starting this soon after a name alone is that player's
 # A continuation starting this soon after a fragment's end joins it. Real pauses inside
 # a phrase are 0.2-1 s; a new call after a bare number comes later than that.
@@ -163,6 +174,10 @@ class GameView:
     likely: frozenset[Intent] = frozenset()
     is_legal: Callable[[Intent], bool] = lambda _intent: True
     taken_back: Intent | None = None  # just undone ("me equivoqué"): not that reading again
+    refused: Intent | None = None  # a bid just refused ("¿Dijiste …?" "no"): nor that one
+    # The table just corrected the referee here (an undo, or "no" to "¿Dijiste …?") and the
+    # game has not moved since: a game move needs `accept_doubted` (module docstring, 4).
+    wary: bool = False
 
     @classmethod
     def of_context(cls, context: ListenContext, **kw) -> GameView:  # noqa: ANN003
@@ -173,7 +188,7 @@ class GameView:
         """Could this be an answer now, whatever its legality? (see module docstring, 2)"""
         if self.kinds is not None and intent.type not in self.kinds:
             return False
-        if self.taken_back is not None and _bare(intent) == self.taken_back:
+        if _bare(intent) in (self.taken_back, self.refused):
             return False
         match intent:
             case (
@@ -460,6 +475,8 @@ def decide(
     # Doubt gates acting only: an illegal reading is still explained at `need` (it
     # changes nothing), as before.
     doubt = "" if against else doubted_by_words(utterance, best, free_intent, limits)
+    if not doubt and view.wary and not isinstance(best.intent, NO_MOVE):
+        doubt = "after a correction"
     act_need = need
     if doubt:
         act_need = max(need, limits.accept_doubted)
@@ -688,12 +705,25 @@ def _bid_intent(bid: Bid) -> BidIntent:
     return BidIntent(quantity=bid.quantity, face=int(bid.face), clean=bid.clean)
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The table said "no" to the loop's "¿Dijiste …?" with `moves` moves played; `reading`
+    is the bid asked about (None: it was no bid). It holds until the game moves."""
+
+    moves: int
+    reading: Intent | None = None
+
+
 def game_view(
-    referee: RefereePort, expecting: str, phrases: Sequence[Phrase] | None = None
+    referee: RefereePort,
+    expecting: str,
+    refusal: Refusal | None = None,
+    phrases: Sequence[Phrase] | None = None,
 ) -> GameView:
     """What the game allows now: the kinds of the phrases expected (`phrases`: the
     referee's allowed phrases, when the caller has them already), the dice on the table,
-    the likely raises."""
+    the likely raises, the bid just taken back or refused, and whether the table just
+    corrected the referee (an undo, or a `refusal` since the game last moved): wary."""
     if expecting == referee.expecting:
         allowed = referee.allowed_phrases() if phrases is None else phrases
         kinds = frozenset(p.intent.type for p in allowed) or None
@@ -704,16 +734,22 @@ def game_view(
     if expecting == Expecting.TURN:
         standing = None if game.bid is None else _bid_intent(game.bid)
         likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
+    own = expecting == referee.expecting  # not the answer to a question of the loop
     return GameView(
         kinds=kinds, dice_on_table=game.dice_on_table, likely=likely, is_legal=referee.is_legal,
-        taken_back=taken_back(referee) if expecting == referee.expecting else None,
+        taken_back=taken_back(referee) if own else None,
+        refused=refusal.reading if own and refusal is not None else None,
+        wary=own and (refusal is not None or referee.corrected()),
     )
 
 
-def taken_back(referee: RefereePort) -> BidIntent | None:
-    """The bid the table just took back, as the reading not to offer again."""
+def taken_back(referee: RefereePort) -> Intent | None:
+    """The bid or the count the table just took back, as the reading not to offer again."""
     bid = referee.taken_back()
-    return None if bid is None else _bid_intent(bid)
+    if bid is not None:
+        return _bid_intent(bid)
+    count = referee.count_taken_back()
+    return None if count is None else NumberIntent(value=count)
 
 
 def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
@@ -721,7 +757,7 @@ def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
     the readings that cannot answer (counts and bids above the dice on the table). A
     3-player table listens for 15 quantities, not 60: a smaller search, faster answers."""
     allowed = referee.allowed_phrases()
-    view = game_view(referee, referee.expecting, allowed)
+    view = game_view(referee, referee.expecting, phrases=allowed)
     return tuple(p for p in allowed if view.possible(p.intent))
 
 
@@ -732,6 +768,8 @@ class TableDecider:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._deciders: dict[tuple[str, ...], Decider] = {}
+        self._asked: Intent | None = None  # what our last "¿Dijiste …?" asked about
+        self._refusal: Refusal | None = None
 
     def _decider(self, referee: RefereePort) -> Decider:
         from voice_ref.language.parser import Parser
@@ -744,7 +782,15 @@ class TableDecider:
         return decider
 
     def __call__(self, utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
-        verdict = self._decider(referee)(utterance, game_view(referee, expecting))
+        moves = len(referee.game.move_stack)
+        if self._refusal is not None and self._refusal.moves != moves:  # the game moved on
+            self._refusal = None
+        verdict = self._decider(referee)(utterance, game_view(referee, expecting, self._refusal))
+        if expecting == referee.expecting:
+            self._asked = verdict.intent if verdict.action == Action.CONFIRM else None
+        elif verdict.action == Action.ACCEPT and isinstance(verdict.intent, NoIntent):
+            asked = self._asked  # "no" to our "¿Dijiste …?": a correction
+            self._refusal = Refusal(moves, _bare(asked) if isinstance(asked, BidIntent) else None)
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         accepted = verdict.action == Action.ACCEPT
         if expecting == Expecting.TURN and accepted and _is_name(verdict.intent):

@@ -15,6 +15,7 @@ from voice_ref.language.intents import Intent
 from voice_ref.language.inventory import Phrase
 from voice_ref.rules.bid import Bid
 from voice_ref.rules.faces import Face
+from voice_ref.rules.moves import Move
 from voice_ref.voice.display import TableView
 
 
@@ -39,6 +40,11 @@ class GamePort(Protocol):
 
     def minimum_bids(self) -> Sequence[Bid]:
         """The lowest legal raises over the standing bid."""
+        ...
+
+    @property
+    def move_stack(self) -> Sequence[Move]:
+        """The moves so far: the decision layer knows the game moved on by its length."""
         ...
 
 
@@ -72,6 +78,10 @@ class RefereePort(Protocol):
     def is_legal(self, intent: Intent) -> bool: ...
 
     def taken_back(self) -> Bid | None: ...
+
+    def corrected(self) -> bool: ...
+
+    def count_taken_back(self) -> int | None: ...
 
 
 class AnnouncerPort(Protocol):
