@@ -54,14 +54,23 @@ def session_wav(turns: list[tuple[str, str]], path: Path, pause_s: float = 1.5) 
 # A whole 3-player `chile` game with one die each, short enough for Whisper on 2 cores:
 # Ana opens, Carla doubts, the table counts one quina, Beto is out; Carla opens, Ana
 # doubts, there are no sextos: Ana wins.
+#
+# These end-to-end tests check the pipeline (audio -> VAD -> recognizer -> decision ->
+# referee gives the typed game), not accuracy (that is `voice-ref bench`), so every line
+# is said the way tables also say it *and* is decided far from any threshold on two CPU
+# kernel settings (default and CT2_FORCE_CPU_ISA=AVX512: every share >= 0.74 against the
+# 0.45 accept line). A bare espeak "dudo" is not: Whisper base hears it as "Cosa" or
+# "Cumpa" at shares of 0.59-0.73, so on one machine it is asked about ("¿Dijiste
+# dudo?"), which a recording cannot answer, and on another it is not (BENCHMARKS.md,
+# session 8).
 SHORT_GAME = [
     ("Ana", "dos quinas"),
     ("Beto", "tres quinas"),
-    ("Carla", "dudo"),
-    ("Beto", "una"),
+    ("Carla", "yo dudo"),
+    ("Beto", "hay una"),
     ("Carla", "dos sextos"),
-    ("Ana", "dudo"),
-    ("Carla", "cero"),
+    ("Ana", "yo dudo"),
+    ("Carla", "no hay ninguno"),
 ]
 SHORT_GAME_PLAYERS = ("Ana", "Beto", "Carla")
 
