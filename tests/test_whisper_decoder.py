@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice_ref.voice.asr.whisper_decoder import WeightsError, read_ct2_weights
+from voice_ref.voice.asr.whisper_decoder import WeightsError, WhisperDecoder, read_ct2_weights
 
 REPO = Path(__file__).parents[1]
 MODEL = REPO / "models/whisper-base"
@@ -80,7 +80,7 @@ def whisper():  # noqa: ANN201
         pytest.skip(f"dev audio set not found at {DEV}")
     import ctranslate2
 
-    from voice_ref.voice.asr.whisper_backend import WhisperRecognizer, load_decoder
+    from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
     from voice_ref.voice.audio_in import read_wav
 
     rec = WhisperRecognizer(MODEL, threads=2)
@@ -88,7 +88,7 @@ def whisper():  # noqa: ANN201
     label = next(lb for lb in labels if lb["category"] == "bid" and lb["noise"] is None)
     audio = read_wav(DEV / label["file"])
     f32 = ctranslate2.models.Whisper(str(MODEL), device="cpu", compute_type="float32")
-    return rec, load_decoder(str(MODEL)), f32, audio
+    return rec, WhisperDecoder(MODEL, exact_normalizer=True), f32, audio
 
 
 def _ct2_rows(model, encoded, tokens: list[int]) -> np.ndarray:  # noqa: ANN001
@@ -225,3 +225,19 @@ def test_a_probe_that_dropped_old_states_restarts_from_a_kept_ancestor(whisper) 
     ((lp_all, row_all),) = PrefixProbe(dec, enc, rec._start(), columns)([words[0] + words[1]])
     assert lp == pytest.approx(lp_all, abs=1e-3)
     assert row[rec._tok.eot] == pytest.approx(row_all[rec._tok.eot], abs=1e-3)
+
+
+def test_the_int8_normalizer_is_close_to_float32_on_real_hidden_states(whisper) -> None:  # noqa: ANN001
+    """What the recognizer runs (int8) against float32, on the decoder's own states for
+    the game phrases: a few hundredths of a nat on average (BENCHMARKS.md, session 7)."""
+    rec, dec, _, audio = whisper
+    cross = dec.cross(np.asarray(rec._encode(audio)))
+    rows = []
+    for text in PHRASES:
+        tokens = rec._start() + rec._tok.encode(text)
+        _, hidden = dec.step_hidden(cross, [dec.empty_state()], [tokens])
+        rows.append(hidden[0])
+    hidden = np.concatenate(rows)
+    error = np.abs(rec._decoder.log_normalizer(hidden) - dec.exact_log_normalizer(hidden))
+    assert error.mean() < 0.06
+    assert error.max() < 0.4

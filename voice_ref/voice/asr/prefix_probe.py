@@ -109,7 +109,7 @@ class PrefixProbe:
         """log P at the columns [m, columns] from hidden states [m, d] and normalizers."""
         if len(self._column_rows) < len(self.columns):
             tokens = np.fromiter(self.columns, dtype=np.int64, count=len(self.columns))
-            self._column_rows = self.decoder.embeddings[tokens]
+            self._column_rows = self.decoder.token_vectors(tokens)
         logits = hidden @ self._column_rows[: len(self.columns)].T
         return (logits - np.reshape(norm, (-1, 1))).astype(np.float32)
 
@@ -130,7 +130,8 @@ class PrefixProbe:
         if e is None or e.state is None:
             return None
         if not key:
-            return float(self._root_hidden @ self.decoder.embeddings[token]) - self._root_norm
+            vector = self.decoder.token_vectors([token])[0]
+            return float(self._root_hidden @ vector) - self._root_norm
         i = self.columns.get(token)
         return float(e.values[i]) if i is not None and i < len(e.values) else None
 
@@ -177,7 +178,7 @@ class PrefixProbe:
         if forced.any():
             r, c = row[forced], col[forced]
             nxt = np.array([part[i][0][part[i][1] + j + 1] for i, j in zip(r, c, strict=True)])
-            lps = np.einsum("rd,rd->r", hidden[r, c], self.decoder.embeddings[nxt]) - norm[r, c]
+            lps = np.einsum("rd,rd->r", hidden[r, c], self.decoder.token_vectors(nxt)) - norm[r, c]
             np.add.at(inner, r, lps)
         last = counts - 1
         values = self._compact(hidden[np.arange(len(part)), last], norm[np.arange(len(part)), last])

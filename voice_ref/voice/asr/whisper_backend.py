@@ -153,9 +153,9 @@ def bound_onednn_cache(environ: MutableMapping[str, str]) -> None:
 
 
 @lru_cache(maxsize=1)
-def load_decoder(path: str) -> WhisperDecoder:
-    """The float32 numpy decoder (~210 MB) once per process."""
-    return WhisperDecoder(path)
+def load_decoder(path: str, threads: int = 2) -> WhisperDecoder:
+    """The numpy decoder (~180 MB) once per process."""
+    return WhisperDecoder(path, threads)
 
 
 class WhisperRecognizer:
@@ -203,7 +203,7 @@ class WhisperRecognizer:
         self.prior_weight = prior_weight
         self._prompt: list[int] = []
         self._whisper, self._tok, self._features = load_whisper(str(path), threads)
-        self._decoder = load_decoder(str(path))
+        self._decoder = load_decoder(str(path), threads)
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
         self._prepared_puncts = [self._tok.encode(p)[0] for p in PREPARED_END_PUNCTS]
         self._vad = StreamingVad(tail_s=tail_s)

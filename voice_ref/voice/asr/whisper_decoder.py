@@ -12,8 +12,11 @@ almost everything, so here:
   many children.
 
 The weights are Whisper base's own, read from the CTranslate2 `model.bin` the
-recognizer already loads (float16 on disk, float32 here). The encoder stays in
-CTranslate2. The architecture is CTranslate2's `TransformerDecoder` as its Whisper
+recognizer already loads (float16 on disk, float32 here; the token embeddings stay
+float16 and rows are converted when read, which gives the same float32 values). The
+normalizer over the whole vocabulary runs in int8 (`projection.VocabularyNormalizer`);
+`exact_normalizer=True` keeps it in float32. The encoder stays in CTranslate2.
+The architecture is CTranslate2's `TransformerDecoder` as its Whisper
 spec sets it: learned position embeddings, no embedding scaling, pre-norm layers
 (self-attention, cross-attention, feed-forward with erf GELU), a final layer norm
 and the output projection tied to the token embeddings.
@@ -29,8 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
+from voice_ref.voice.asr.projection import PROJECTION_ROWS, VocabularyNormalizer
+
 LN_EPS = 1e-5
-PROJECTION_ROWS = 64  # rows of logits over the vocabulary computed at once
 # CTranslate2's dtype ids (specs/model_spec.py, _dtype_to_type_id), bfloat16 excepted.
 _DTYPES: dict[int, np.dtype] = {
     0: np.dtype(np.float32),
@@ -179,20 +183,26 @@ class DecoderState:
 
 
 class WhisperDecoder:
-    """The decoder of a CTranslate2 Whisper model, run in float32 numpy."""
+    """The decoder of a CTranslate2 Whisper model, run in float32 numpy.
 
-    def __init__(self, model_dir: Path | str) -> None:
+    `threads`: the int8 normalizer's (onnxruntime). `exact_normalizer`: compute it in
+    float32 instead (slower; the tests that compare with CTranslate2 use it)."""
+
+    def __init__(
+        self, model_dir: Path | str, threads: int = 2, exact_normalizer: bool = False
+    ) -> None:
         path = Path(model_dir) / "model.bin"
         w = read_ct2_weights(path, "decoder/")
 
-        def get(name: str) -> np.ndarray:
+        def get(name: str, keep_float16: bool = False) -> np.ndarray:
             try:
                 stored = w[name]
             except KeyError:
                 raise WeightsError(
                     f"{path} has no variable {name}: not a Whisper decoder this code knows."
                 ) from None
-            out = np.array(stored, dtype=np.float32, order="C")
+            half = keep_float16 and stored.dtype == np.float16
+            out = np.array(stored, dtype=np.float16 if half else np.float32, order="C")
             # Give back the file's pages just read (float16: half the copy's size), so
             # loading never holds the whole file besides the float32 weights.
             _release_pages(stored)
@@ -205,7 +215,9 @@ class WhisperDecoder:
             return get(scope + "/gamma"), get(scope + "/beta")
 
         self.heads = int(np.asarray(w.get("decoder/num_heads", 8)))
-        self.embeddings = get("decoder/embeddings/weight")  # [vocab, d], also the output
+        # [vocab, d], also the output projection: 53 MB in float16 instead of 106 MB.
+        self._token_table = get("decoder/embeddings/weight", keep_float16=True)
+        self._embeddings32: np.ndarray | None = None
         self.positions = get("decoder/position_encodings/encodings")  # [max_len, d]
         self.final_ln = norm("decoder/layer_norm")
         self.layers: list[_Layer] = []
@@ -233,10 +245,25 @@ class WhisperDecoder:
             np.asarray(w["decoder/scale_embeddings"])
         ):
             raise WeightsError(f"{path}: scaled embeddings are not Whisper's decoder.")
-        self.dim = self.embeddings.shape[1]
+        self.vocab, self.dim = self._token_table.shape
         self.head_dim = self.dim // self.heads
-        self.vocab = self.embeddings.shape[0]
         self.max_length = self.positions.shape[0]
+        self._normalizer = (
+            None if exact_normalizer else VocabularyNormalizer(self._token_table, threads)
+        )
+
+    @property
+    def embeddings(self) -> np.ndarray:
+        """The whole token embedding matrix [vocab, d] in float32 (made on first use: the
+        search reads rows through `token_vectors`)."""
+        if self._embeddings32 is None:
+            self._embeddings32 = self._token_table.astype(np.float32)
+        return self._embeddings32
+
+    def token_vectors(self, tokens: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The float32 embeddings [n, d] of `tokens`: their input vectors and the output
+        weights of their logits."""
+        return self._token_table[np.asarray(tokens, dtype=np.int64)].astype(np.float32)
 
     # --- per utterance ---------------------------------------------------------------------
 
@@ -258,13 +285,19 @@ class WhisperDecoder:
 
     def token_logits(self, hidden: np.ndarray, tokens: Sequence[int] | np.ndarray) -> np.ndarray:
         """Logits of `tokens` [m, len(tokens)] for hidden states [m, d] (`step_hidden`)."""
-        return hidden @ self.embeddings[np.asarray(tokens, dtype=np.int64)].T
+        return hidden @ self.token_vectors(tokens).T
 
     def log_normalizer(self, hidden: np.ndarray) -> np.ndarray:
         """log sum exp over the whole vocabulary of the logits [m] of hidden states [m, d]:
         the output projection, ~27 M multiply-adds a row, half of a decoder row's cost.
-        At most `PROJECTION_ROWS` rows at once (the [rows, vocab] logits are the largest
-        arrays of a step: 13 MB for 64 rows)."""
+        In int8 unless the decoder was made with `exact_normalizer` (see `projection`)."""
+        if self._normalizer is not None:
+            return self._normalizer(hidden)
+        return self.exact_log_normalizer(hidden)
+
+    def exact_log_normalizer(self, hidden: np.ndarray) -> np.ndarray:
+        """`log_normalizer` in float32, at most `PROJECTION_ROWS` rows at once (the [rows,
+        vocab] logits are the largest arrays of a step: 13 MB for 64 rows)."""
         out = np.empty(len(hidden), np.float32)
         for lo in range(0, len(hidden), PROJECTION_ROWS):
             part = hidden[lo : lo + PROJECTION_ROWS]
@@ -327,7 +360,7 @@ class WhisperDecoder:
             (at >= lengths[:, None, None]) & (at <= new_pos[:, :, None])
         )
         mask = np.where(visible, 0.0, -np.inf).astype(np.float32)[:, None]  # [b, 1, n, total]
-        x = self.embeddings[np.concatenate([np.asarray(t, np.int64) for t in tokens])]
+        x = self.token_vectors(np.concatenate([np.asarray(t, np.int64) for t in tokens]))
         x = x + self.positions[pos]  # [rows, d]
         scale = np.float32(1.0 / np.sqrt(hd))
         q_pad = np.zeros((b, n, heads, hd), np.float32)

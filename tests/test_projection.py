@@ -1,0 +1,64 @@
+"""The int8 vocabulary normalizer: close to the float32 one where it matters (rows whose
+mass sits on a few tokens), and bounded elsewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voice_ref.voice.asr.projection import PROJECTION_ROWS, VocabularyNormalizer
+
+
+def _exact(hidden: np.ndarray, table: np.ndarray) -> np.ndarray:
+    logits = hidden.astype(np.float64) @ table.astype(np.float64).T
+    top = logits.max(axis=1)
+    return top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
+
+
+@pytest.fixture(scope="module")
+def table() -> np.ndarray:
+    """A float16 token table shaped like Whisper's (many tokens, a few large dimensions)."""
+    rng = np.random.default_rng(7)
+    emb = rng.normal(0, 0.05, (5000, 64))
+    emb[:, :3] *= 8  # the few dimensions whose values dwarf the others
+    return emb.astype(np.float16)
+
+
+def _hidden(table: np.ndarray, peaked: bool, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    h = rng.normal(0, 1, (n, table.shape[1]))
+    h[:, :3] *= 20  # outliers in the activations too: what makes 8-bit steps coarse
+    if peaked:  # each row points at one token: its logit stands far above the rest
+        h += 60 * table[rng.integers(0, len(table), n)].astype(np.float64)
+    return h.astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("peaked", "mean_bound", "max_bound"),
+    [(True, 0.02, 0.1), (False, 0.1, 0.4)],
+)
+def test_int8_normalizer_stays_close_to_float32(
+    table: np.ndarray, peaked: bool, mean_bound: float, max_bound: float
+) -> None:
+    hidden = _hidden(table, peaked, 50, seed=1 if peaked else 2)
+    error = np.abs(VocabularyNormalizer(table, threads=1)(hidden) - _exact(hidden, table))
+    assert error.mean() < mean_bound
+    assert error.max() < max_bound
+
+
+def test_rows_are_independent_of_how_many_go_at_once(table: np.ndarray) -> None:
+    """Chunks of `PROJECTION_ROWS`, or one row alone: the same value for a row (the int8
+    activations are scaled per call, so allow the quantization's difference)."""
+    norm = VocabularyNormalizer(table, threads=1)
+    hidden = _hidden(table, True, PROJECTION_ROWS + 5, seed=3)
+    together = norm(hidden)
+    assert together.shape == (len(hidden),)
+    alone = np.array([norm(hidden[i : i + 1])[0] for i in (0, PROJECTION_ROWS + 2)])
+    assert np.abs(alone - together[[0, PROJECTION_ROWS + 2]]).max() < 0.1
+
+
+def test_a_flat_row_takes_the_largest_logits_exactly(table: np.ndarray) -> None:
+    """A row with thousands of logits near its best is capped, not slowed: still bounded."""
+    hidden = np.zeros((2, table.shape[1]), np.float32)  # every logit 0: log(vocab)
+    out = VocabularyNormalizer(table, threads=1)(hidden)
+    assert out == pytest.approx(np.log(len(table)), abs=1e-3)

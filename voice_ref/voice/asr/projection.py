@@ -1,0 +1,111 @@
+"""log sum exp over Whisper's whole vocabulary: the normalizer of every scored token.
+
+Why its own module: this one product — hidden states [m, 512] times the 51,865 token
+embeddings — was ~42% of an answer's compute (BENCHMARKS.md, session 6). In float32 numpy
+every call streams the 106 MB embedding matrix. Here the matrix is held in int8 (one scale
+per token) and multiplied by onnxruntime's `DynamicQuantizeMatMul` (int8 kernels: a quarter
+of the bytes, VNNI / AMX where the CPU has them).
+
+Int8 logits are off by ~0.24 nats (std): the decoder's hidden states have a few huge
+dimensions, so the activations' 8-bit steps are coarse. The normalizer is dominated by the
+largest logits, so those (every logit within `EXACT_MARGIN` nats of its row's best) are
+recomputed exactly in float32 and only the long tail enters with its int8 value, whose
+errors mostly average out. The result is within a few hundredths of a nat of the float32
+normalizer (BENCHMARKS.md, "The vocabulary normalizer in int8").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EXACT_MARGIN = 3.0  # nats below a row's best int8 logit: recomputed in float32
+EXACT_MAX = 64  # at most this many exact logits a row on average (a flat row has hundreds)
+PROJECTION_ROWS = 64  # rows at once: the [rows, vocab] logits are 13 MB for 64 rows
+
+
+class VocabularyNormalizer:
+    """`normalizer(hidden)` = log sum_t exp(hidden @ embeddings[t]) for each row.
+
+    `embeddings` [vocab, d] (float16 or float32) stay the caller's: the exact logits read
+    rows of it. `threads`: onnxruntime's intra-op threads (the recognizer's `asr.threads`).
+    """
+
+    def __init__(self, embeddings: np.ndarray, threads: int = 2) -> None:
+        import onnxruntime
+
+        self.embeddings = embeddings
+        scales = np.abs(embeddings).max(axis=1).astype(np.float32) / 127.0
+        scales[scales == 0] = 1.0
+        weight = np.empty(embeddings.shape[::-1], np.int8)  # [d, vocab], as the graph reads it
+        for lo in range(0, len(embeddings), 4096):  # no float32 copy of the whole matrix
+            part = embeddings[lo : lo + 4096].astype(np.float32) / scales[lo : lo + 4096, None]
+            weight[:, lo : lo + 4096] = np.clip(np.rint(part), -127, 127).T
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        # No busy-waiting between calls: BLAS and CTranslate2 need the same cores next.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # The weights reach onnxruntime as arrays it reads in place, not inside the model's
+        # bytes: serialized, they were two more 26 MB copies at load (the peak RSS).
+        self._weights = [onnxruntime.OrtValue.ortvalue_from_numpy(a) for a in (weight, scales)]
+        options.add_external_initializers(["weight", "scales"], self._weights)
+        self._session = onnxruntime.InferenceSession(
+            _model(weight.shape), options, providers=["CPUExecutionProvider"]
+        )
+
+    def __call__(self, hidden: np.ndarray) -> np.ndarray:
+        hidden = np.ascontiguousarray(hidden, dtype=np.float32)
+        out = np.empty(len(hidden), np.float32)
+        for lo in range(0, len(hidden), PROJECTION_ROWS):
+            out[lo : lo + PROJECTION_ROWS] = self._rows(hidden[lo : lo + PROJECTION_ROWS])
+        return out
+
+    def _rows(self, hidden: np.ndarray) -> np.ndarray:
+        (logits,) = self._session.run(None, {"hidden": hidden})  # [rows, vocab], int8 product
+        top = logits.max(axis=1)
+        rows, cols = np.nonzero(logits > (top - EXACT_MARGIN)[:, None])
+        if len(rows) > EXACT_MAX * len(hidden):  # flat rows: keep the largest ones exact
+            keep = np.argpartition(top[rows] - logits[rows, cols], EXACT_MAX * len(hidden))
+            keep = np.sort(keep[: EXACT_MAX * len(hidden)])
+            rows, cols = rows[keep], cols[keep]
+        approx = logits[rows, cols].astype(np.float64) - top[rows]
+        exact = np.einsum(
+            "rd,rd->r", hidden[rows], self.embeddings[cols].astype(np.float32)
+        ).astype(np.float64) - top[rows]
+        logits -= top[:, None]
+        np.exp(logits, out=logits)
+        total = logits.sum(axis=1).astype(np.float64)
+        total += np.bincount(rows, np.exp(exact) - np.exp(approx), minlength=len(hidden))
+        return (top + np.log(total)).astype(np.float32)
+
+
+def _model(shape: tuple[int, int]) -> bytes:
+    """A one-node ONNX graph: float hidden [rows, d] x int8 weight [d, vocab] -> float
+    logits, activations quantized per call (`com.microsoft.DynamicQuantizeMatMul`), with
+    a scale per vocabulary column. The weight and scales are external initializers, given
+    with the session options."""
+    from onnx import TensorProto, helper
+
+    def external(name: str, dtype: int, dims: tuple[int, ...]) -> TensorProto:
+        tensor = TensorProto(name=name, data_type=dtype, dims=dims)
+        tensor.data_location = TensorProto.EXTERNAL
+        tensor.external_data.add(key="location", value="given-in-session-options")
+        return tensor
+
+    node = helper.make_node(
+        "DynamicQuantizeMatMul", ["hidden", "weight", "scales"], ["logits"],
+        domain="com.microsoft",
+    )
+    graph = helper.make_graph(
+        [node],
+        "vocabulary_logits",
+        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, [None, shape[0]])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [None, shape[1]])],
+        [external("weight", TensorProto.INT8, shape),
+         external("scales", TensorProto.FLOAT, (shape[1],))],
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+    )
+    return model.SerializeToString()
