@@ -12,6 +12,12 @@ largest logits, so those (every logit within `EXACT_MARGIN` nats of its row's be
 recomputed exactly in float32 and only the long tail enters with its int8 value, whose
 errors mostly average out. The result is within a few hundredths of a nat of the float32
 normalizer (BENCHMARKS.md, "The vocabulary normalizer in int8").
+
+A row's value never depends on the rows computed with it: `DynamicQuantizeMatMul` picks
+one 8-bit grid for the whole input (its min and max), so each row is first scaled to a
+largest magnitude of 1 and two constant columns (-1 and +1, against zero weights) pin the
+grid; the exact logits are capped per row. The text prior prepared in batches of 64 and
+the same prefix scored alone in an answer then agree exactly.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 EXACT_MARGIN = 3.0  # nats below a row's best int8 logit: recomputed in float32
-EXACT_MAX = 64  # at most this many exact logits a row on average (a flat row has hundreds)
+EXACT_MAX = 64  # at most this many exact logits a row (a flat row has hundreds)
 PROJECTION_ROWS = 64  # rows at once: the [rows, vocab] logits are 13 MB for 64 rows
 
 
@@ -36,10 +42,12 @@ class VocabularyNormalizer:
         self.embeddings = embeddings
         scales = np.abs(embeddings).max(axis=1).astype(np.float32) / 127.0
         scales[scales == 0] = 1.0
-        weight = np.empty(embeddings.shape[::-1], np.int8)  # [d, vocab], as the graph reads it
+        # [d + 2, vocab], as the graph reads it; the last two rows (zero) meet the grid's
+        # pinning columns (module docstring).
+        weight = np.zeros((embeddings.shape[1] + 2, embeddings.shape[0]), np.int8)
         for lo in range(0, len(embeddings), 4096):  # no float32 copy of the whole matrix
             part = embeddings[lo : lo + 4096].astype(np.float32) / scales[lo : lo + 4096, None]
-            weight[:, lo : lo + 4096] = np.clip(np.rint(part), -127, 127).T
+            weight[:-2, lo : lo + 4096] = np.clip(np.rint(part), -127, 127).T
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -61,13 +69,20 @@ class VocabularyNormalizer:
         return out
 
     def _rows(self, hidden: np.ndarray) -> np.ndarray:
-        (logits,) = self._session.run(None, {"hidden": hidden})  # [rows, vocab], int8 product
+        magnitude = np.abs(hidden).max(axis=1)
+        magnitude[magnitude == 0] = 1.0
+        pinned = np.empty((len(hidden), hidden.shape[1] + 2), np.float32)
+        pinned[:, :-2] = hidden / magnitude[:, None]
+        pinned[:, -2:] = (-1.0, 1.0)
+        (logits,) = self._session.run(None, {"hidden": pinned})  # [rows, vocab], int8 product
+        logits *= magnitude[:, None]
         top = logits.max(axis=1)
-        rows, cols = np.nonzero(logits > (top - EXACT_MARGIN)[:, None])
-        if len(rows) > EXACT_MAX * len(hidden):  # flat rows: keep the largest ones exact
-            keep = np.argpartition(top[rows] - logits[rows, cols], EXACT_MAX * len(hidden))
-            keep = np.sort(keep[: EXACT_MAX * len(hidden)])
-            rows, cols = rows[keep], cols[keep]
+        # Each row's largest EXACT_MAX logits, of which those within EXACT_MARGIN of its best
+        # are recomputed (a flat row has hundreds that near: the largest are kept).
+        keep = min(EXACT_MAX, logits.shape[1])
+        best = np.argpartition(logits, -keep, axis=1)[:, -keep:]
+        near = np.take_along_axis(logits, best, axis=1) > (top - EXACT_MARGIN)[:, None]
+        rows, cols = np.nonzero(near)[0], best[near]
         approx = logits[rows, cols].astype(np.float64) - top[rows]
         exact = np.einsum(
             "rd,rd->r", hidden[rows], self.embeddings[cols].astype(np.float32)

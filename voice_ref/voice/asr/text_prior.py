@@ -299,10 +299,15 @@ def phrase_set_digest(parts: Iterable[object]) -> int:
     return _hash(b"".join(repr(part).encode() + b"\0" for part in parts))
 
 
-def fingerprint(model_dir: Path, start: Sequence[int], silence_s: float) -> str:
+def fingerprint(
+    model_dir: Path, start: Sequence[int], silence_s: float, normalizer: str = "float32"
+) -> str:
     """What the prior's values depend on: the model's weights (by size and config), the
-    start sequence and the length of the silence."""
+    start sequence, the length of the silence and how the decoder normalizes
+    (`WhisperDecoder.normalizer`: int8 values differ from float32 by ~0.01 nats)."""
     h = hashlib.sha256()
+    if normalizer != "float32":  # a float32 store keeps the name it had before int8 existed
+        h.update(normalizer.encode())
     for name in ("config.json", "model.bin"):
         p = model_dir / name
         h.update(name.encode())

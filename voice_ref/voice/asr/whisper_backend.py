@@ -259,7 +259,9 @@ class WhisperRecognizer:
             # Kept on disk beside the model, unless a prompt (which changes it) is used.
             path = None if prompt_tokens else Path(self.model) / PRIOR_FILE
             self._text_prior = TextPrior(
-                self._prior_probe, path, fingerprint(Path(self.model), self._start(), PRIOR_AUDIO_S)
+                self._prior_probe, path, fingerprint(
+                    Path(self.model), self._start(), PRIOR_AUDIO_S, self._decoder.normalizer
+                ),
             )
         if self._exhaustive:
             # Small trie: the prior of every prefix now, between utterances, not while

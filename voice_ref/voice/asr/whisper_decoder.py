@@ -253,6 +253,12 @@ class WhisperDecoder:
         )
 
     @property
+    def normalizer(self) -> str:
+        """How `log_normalizer` is computed ("int8" or "float32"): stored values that
+        depend on it (the text prior on disk) name it, so one is never read as the other."""
+        return "float32" if self._normalizer is None else "int8"
+
+    @property
     def embeddings(self) -> np.ndarray:
         """The whole token embedding matrix [vocab, d] in float32 (made on first use: the
         search reads rows through `token_vectors`)."""
