@@ -11,7 +11,7 @@ from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.spoken import syllables
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.phrase_search import Candidate, build_trie, first_tokens
-from voice_ref.voice.asr.whisper_backend import _cut_loop, _digit_variant
+from voice_ref.voice.asr.whisper_backend import _digit_variant, loop_cut
 
 
 @pytest.mark.parametrize(
@@ -37,11 +37,26 @@ def test_every_inventory_number_gets_its_digits() -> None:
 
 
 @pytest.mark.parametrize(
-    ("tokens", "kept"),
-    [([7, 7, 7, 7], [7]), ([1, 2, 1, 2, 1], [1, 2]), ([1, 2, 3], [1, 2, 3]), ([], [])],
+    ("pieces", "capped", "kept"),
+    [
+        (["7", "7", "7", "7"], False, 1),
+        (["1", ",", "2", "1", ",", "2", "1"], False, 3),
+        (["1", "2", "3"], False, 3),
+        ([], False, 0),
+        # Another case is another tokenization: the words repeat, not the tokens.
+        ([" Nue", "vos", " nuev", "os", " nuev", "os"], False, 2),
+        ([" Seg", "undo", ",", " seg", "undo", ",", " seg"], True, 3),
+        # Capped: a loop anywhere, down to a cut-off copy, ends the transcript...
+        ([" 20", " de", " la", " parte", " de", " la", " parte", " de"], True, 4),
+        ([" ¿", "Cu", "ántos", " mamos", " queman", "?", " ¿", "Cu", "ántos", " mam"], True, 6),
+        # ... but a transcript that ended by itself keeps a repeat after its start.
+        ([" No", ",", " no", " me", " digas", " no", ",", " no"], False, 8),
+        ([" Dos", " quinas", " dos"], False, 3),
+        ([" Ah", ",", " ah", ",", " Ve", "int", "itrés", " dones"], False, 8),
+    ],
 )
-def test_repetition_loops_are_cut(tokens: list[int], kept: list[int]) -> None:
-    assert _cut_loop(tokens) == kept
+def test_repetition_loops_are_cut(pieces: list[str], capped: bool, kept: int) -> None:
+    assert loop_cut(pieces, capped) == kept
 
 
 @pytest.mark.parametrize(("text", "n"), [("cuatro cuadras", 4), ("sí", 1), ("Camila", 3),

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import time
 from collections.abc import MutableMapping, Sequence
@@ -94,6 +95,9 @@ FIRST_BEAM = 32  # first words: many share their first token ("Veinti-"), so kee
 EXHAUSTIVE_ROWS = 260
 MAX_WORDS = 8  # longest phrase, in words
 MAX_FREE_TOKENS = 24
+# A capped free transcript whose last tokens repeat at least this many (or a whole period)
+# from earlier is a loop (`loop_cut`).
+LOOP_TAIL_MIN = 3
 PROMPT_PHRASES = 8
 END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder call)
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
@@ -549,7 +553,8 @@ class WhisperRecognizer:
             suppress_blank=True,
         )[0]
         raw = [t for t in result.sequences_ids[0] if t < self._tok.eot]
-        tokens = _cut_loop(raw)
+        pieces = [self._tok.decode([t]) for t in raw]
+        tokens = raw[: loop_cut(pieces, capped=len(raw) >= MAX_FREE_TOKENS)]
         logits = np.asarray(result.logits[0], dtype=np.float32).reshape(-1, self._decoder.vocab)
         rows = _log_softmax(logits[: len(raw) + 1]) if len(logits) else logits
         return tokens, free_fluency(tokens, rows)
@@ -580,7 +585,7 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 def free_fluency(tokens: list[int], rows: np.ndarray) -> float:
     """Mean log-probability of the greedy transcript's tokens: near 0 when Whisper is
     sure of what it wrote (real speech, table talk it understood), low for guesses.
-    `tokens` are the transcript after `_cut_loop`; one that still repeats itself
+    `tokens` are the transcript after `loop_cut`; one that still repeats itself
     ("Y como como como ...") is not fluent: -inf."""
     if not tokens or len(rows) < len(tokens):
         return float("-inf")
@@ -589,12 +594,69 @@ def free_fluency(tokens: list[int], rows: np.ndarray) -> float:
     return float(rows[np.arange(len(tokens)), tokens].mean())
 
 
-def _cut_loop(tokens: list[int]) -> list[int]:
-    """Whisper often repeats itself ("2 2 2 2", "Casi, Casi, ..."): keep the first period."""
-    for period in range(1, len(tokens) // 2 + 1):
-        if tokens[period : 2 * period] == tokens[:period]:
-            return tokens[:period]
-    return tokens
+def loop_cut(pieces: Sequence[str], capped: bool = False) -> int:
+    """How many tokens of a free transcript to keep (`pieces`: each token's text). Whisper
+    often repeats itself ("2 2 2 2", "Nuevos nuevos nuevos ...") and what it heard is what
+    came before the loop. Units are compared casefolded and without punctuation:
+
+    - tokens: a transcript that opens with a repeat of the very tokens keeps its first
+      period ("2 2 2");
+    - words (a word written again in another case is other tokens, " Nuevos" /
+      " nuevos"): a transcript that is one period over and over keeps one;
+    - a transcript that ran to the token cap (`capped`) was looping by construction: a
+      repeat that starts anywhere and runs to the end, down to a cut-off copy
+      ("¿Cuántos mamos queman? ¿Cuántos mam", "20 de la parte de la parte de"), ends it
+      after its first period. One that ended by itself keeps such a tail ("no, no me
+      digas no, no" may well be what was said)."""
+    tokens = [_loop_key(piece) for piece in pieces]
+    words: list[str] = []
+    word_ends: list[int] = []  # tokens up to the end of each word
+    for i, piece in enumerate(pieces):
+        if not words or piece.startswith(" "):
+            words.append("")
+            word_ends.append(0)
+        words[-1] += piece
+        word_ends[-1] = i + 1
+    word_keys = [_loop_key(w) for w in words]
+    cuts = [len(pieces)]
+    for period in range(1, len(pieces) // 2 + 1):  # the very tokens: "Ah, ah, Veintitrés"
+        if list(pieces[period : 2 * period]) == list(pieces[:period]):
+            cuts.append(period)
+            break
+    for period in range(1, len(word_keys) // 2 + 1):
+        if _repeats(word_keys, 0, period, whole=True):
+            cuts.append(word_ends[period - 1])
+            break
+    if capped:
+        for keys, ends in ((tokens, range(1, len(tokens) + 1)), (word_keys, word_ends)):
+            kept = _loop_start(keys)
+            if kept is not None:
+                cuts.append(ends[kept - 1])
+    return min(cuts)
+
+
+def _loop_key(text: str) -> str:
+    return re.sub(r"[^\w]", "", text.casefold())
+
+
+def _repeats(keys: Sequence[str], start: int, period: int, whole: bool = False) -> bool:
+    """Whether `keys` from `start + period` to the end repeat the period starting at
+    `start` (the last unit may be cut off: "mam" for "mamos"), at least one whole copy
+    (`whole`) or `LOOP_TAIL_MIN` units of it."""
+    tail = keys[start + period :]
+    if len(tail) < (period if whole else min(period, LOOP_TAIL_MIN)) or not any(tail):
+        return False
+    same = keys[start : start + len(tail)]
+    return tail[:-1] == same[:-1] and bool(tail[-1]) and same[-1].startswith(tail[-1])
+
+
+def _loop_start(keys: Sequence[str]) -> int | None:
+    """Units to keep of a capped transcript: up to the first period of its earliest loop."""
+    for start in range(len(keys)):
+        for period in range(1, len(keys) - start):
+            if _repeats(keys, start, period):
+                return start + period
+    return None
 
 
 def _digit_variant(text: str, intent: Intent | None) -> str | None:
