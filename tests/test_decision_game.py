@@ -186,3 +186,18 @@ def test_the_confirmation_listens_for_si_no_and_the_call_again(tmp_path: Path) -
     assert not any(
         isinstance(p.intent, BidIntent) and p.intent.quantity != 3 for p in bid
     )
+
+
+def test_a_doubtful_si_to_the_loops_question_is_asked_again(tmp_path: Path) -> None:
+    """A games bench's "no" came out "sí" at 0.63 with the free transcript "Congeo": other
+    words, so the sí needs the doubted share and the question is asked again, as a call
+    would be. (Judged as a move, a "sí" was illegal and was taken at the plain share.)"""
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    decide, _ = confirming(referee, DOUBTFUL_DUDO)
+    doubtful = Utterance((Hypothesis("sí", 0.63), Hypothesis("no", 0.37)), 0.0, 0.4,
+                         free_text="Congeo", free_fluency=-2.37)
+    heard = decide(doubtful, referee, "yes_no")
+    assert heard.action != "accept"
+    clear = Utterance((Hypothesis("sí", 0.9), Hypothesis("no", 0.1)), 0.0, 0.4,
+                      free_text="Sí.", free_fluency=-0.3)
+    assert decide(clear, referee, "yes_no").action == "accept"

@@ -753,12 +753,21 @@ def game_view(
         likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
     own = expecting == referee.expecting  # not the answer to a question of the loop
     return GameView(
-        kinds=kinds, dice_on_table=game.dice_on_table, likely=likely, is_legal=referee.is_legal,
+        kinds=kinds, dice_on_table=game.dice_on_table, likely=likely,
+        # The loop's "¿Dijiste …?" takes any sí or no: the referee judges the call asked
+        # about when it gets it. Judged as a move, a "sí" was illegal, and an illegal
+        # reading is accepted at the plain share to be explained, without the doubt
+        # rule: "no" heard as "sí" at 0.63 (free transcript "Congeo") committed a call.
+        is_legal=referee.is_legal if own else _any_answer,
         taken_back=taken_back(referee) if own else None,
         refused=refusal.reading if own and refusal is not None else None,
         wary=own and (refusal is not None or referee.corrected()),
         confirming=None if own else asked,
     )
+
+
+def _any_answer(_intent: Intent) -> bool:
+    return True
 
 
 def taken_back(referee: RefereePort) -> Intent | None:
