@@ -8,27 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from voice_ref.config import load_config
 from voice_ref.dialogue.referee import Referee
 from voice_ref.dialogue.setup import TableSetup
-from voice_ref.language.intents import (
-    BidIntent,
-    CalzoIntent,
-    DudoIntent,
-    NameOnlyIntent,
-    NoIntent,
-    YesIntent,
-)
+from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import (
-    confirmation_phrases,
-    game_view,
-    make_decider,
-    phrases_now,
-    taken_back,
-)
+from voice_ref.voice.decision import game_view, make_decider, phrases_now, taken_back
 
 
 def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:
@@ -146,46 +131,6 @@ DOUBTFUL_DUDO = Utterance(
      Hypothesis("Ana", 0.05), Hypothesis("dos patos", 0.04), Hypothesis("Cumpa", 0.03)),
     0.0, 0.35, free_text="Cumpa", free_fluency=-2.4,
 )
-
-
-@pytest.mark.parametrize(
-    ("answer", "meaning"),
-    [
-        ((("dudo", 0.85), ("no", 0.15)), YesIntent()),  # the call again: sí
-        ((("yo dudo", 0.45), ("sí", 0.4), ("no", 0.15)), YesIntent()),  # both are sí: pooled
-        ((("Carla dudo", 0.9), ("no", 0.1)), YesIntent(player="Carla")),
-        ((("no", 0.9), ("dudo", 0.1)), NoIntent()),
-        ((("sí", 0.95), ("no", 0.05)), YesIntent()),
-    ],
-)
-def test_the_call_said_again_answers_si(tmp_path: Path, answer, meaning) -> None:  # noqa: ANN001
-    referee = referee_at_a_bid(tmp_path, "dos quinas")
-    decide, asked = confirming(referee, DOUBTFUL_DUDO)
-    assert asked == DudoIntent()
-    heard = decide(utt(*answer), referee, "yes_no")
-    assert heard.action == "accept" and heard.intent == meaning
-
-
-def test_another_call_is_no_answer_to_the_question(tmp_path: Path) -> None:
-    """Only the call asked about answers: "calzo" to "¿Dijiste dudo?" is no sí."""
-    referee = referee_at_a_bid(tmp_path, "dos quinas")
-    decide, _ = confirming(referee, DOUBTFUL_DUDO)
-    heard = decide(utt(("calzo", 0.9), ("no", 0.1)), referee, "yes_no")
-    assert heard.intent != YesIntent() and heard.intent != CalzoIntent()
-
-
-def test_the_confirmation_listens_for_si_no_and_the_call_again(tmp_path: Path) -> None:
-    referee = referee_at_a_bid(tmp_path, "dos quinas")
-    phrases = confirmation_phrases(referee, DudoIntent())
-    texts = {p.text for p in phrases}
-    assert {"sí", "no", "dudo", "yo dudo", "Carla dudo"} <= texts
-    assert not any(isinstance(p.intent, CalzoIntent | BidIntent) for p in phrases)
-    bid = confirmation_phrases(referee, BidIntent(quantity=3, face=5))
-    assert {"tres quinas", "sí", "no"} <= {p.text for p in bid}
-    assert {p.intent for p in bid} >= {BidIntent(quantity=3, face=5)}
-    assert not any(
-        isinstance(p.intent, BidIntent) and p.intent.quantity != 3 for p in bid
-    )
 
 
 def test_a_doubtful_si_to_the_loops_question_is_asked_again(tmp_path: Path) -> None:

@@ -301,34 +301,6 @@ def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
     assert objects[1]["state"]["turn"] == "Beto"
 
 
-def test_a_confirmation_listens_for_the_call_said_again(tmp_path):
-    """While "¿Dijiste cinco sextos?" waits, the recognizer hears sí, no and that bid again
-    (the decision layer reads the bid again as sí); afterwards, the game's phrases."""
-    from voice_ref.language.intents import BidIntent, YesIntent
-
-    def decide(utterance, referee, expecting):
-        text = utterance.best.text
-        if text == "cinco cenas":
-            return Heard("confirm", text, BidIntent(quantity=5, face=6), 0.6,
-                         "¿Dijiste cinco sextos?")
-        if text == "sí":
-            return Heard("accept", text, YesIntent(), 0.9)
-        return Heard("ignore", text)
-
-    wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.3), ("sí", 0.3),
-                       (None, 0.3)])
-    session, _printed, objects = silent_session(tmp_path, wav, decide=decide)
-    asking = [c for c in session.recognizer.contexts if c.expecting == "yes_no"]
-    assert len(asking) == 1
-    texts = {p.text for p in asking[0].phrases}
-    assert {"sí", "no", "cinco sextos", "Beto cinco sextos"} <= texts
-    bids = {(p.intent.quantity, p.intent.face) for p in asking[0].phrases
-            if isinstance(p.intent, BidIntent)}
-    assert bids == {(5, 6)}
-    after = session.recognizer.contexts[-1]
-    assert after.expecting == "turn" and objects[-1]["state"]["turn"] == "Beto"
-
-
 def test_play_without_a_microphone_explains_what_to_do(tmp_path):
     env = dict(os.environ)
     env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp()  # no sound server here

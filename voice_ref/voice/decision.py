@@ -178,9 +178,6 @@ class GameView:
     # The table just corrected the referee here (an undo, or "no" to "¿Dijiste …?") and the
     # game has not moved since: a game move needs `accept_doubted` (module docstring, 4).
     wary: bool = False
-    # The call the loop asked "¿Dijiste …?" about: said again, it answers sí
-    # (`confirmation_phrases`).
-    confirming: Intent | None = None
 
     @classmethod
     def of_context(cls, context: ListenContext, **kw) -> GameView:  # noqa: ANN003
@@ -230,14 +227,6 @@ class Decision:
         )
 
 
-def as_answer(intent: Intent | None, confirming: Intent | None) -> Intent | None:
-    """`intent` as an answer to "¿Dijiste <confirming>?": the same call said again is a sí
-    ("¿Dijiste dudo?" "¡Dudo!"), whoever is named."""
-    if intent is not None and confirming is not None and _bare(intent) == _bare(confirming):
-        return YesIntent(player=intent.player)
-    return intent
-
-
 def _bare(intent: Intent) -> Intent:
     return replace(intent, player=None) if intent.player is not None else intent
 
@@ -247,15 +236,12 @@ def _is_name(intent: Intent | None) -> bool:
 
 
 def ranked_intents(
-    utterance: Utterance, parser: TextParser, confirming: Intent | None = None
+    utterance: Utterance, parser: TextParser
 ) -> list[tuple[Intent | None, float, str]]:
-    """(intent or None, pooled score, best text) per distinct reading, best first. While
-    the loop confirms a call (`confirming`), that call said again reads as sí and pools
-    with it."""
+    """(intent or None, pooled score, best text) per distinct reading, best first."""
     pooled: dict[str, tuple[Intent | None, float, str]] = {}
     for hyp in utterance.hypotheses:
         intent = parser.parse(hyp.text).intent if hyp.text.strip() else None
-        intent = as_answer(intent, confirming)
         # "Beto, dudo" and "dudo" are one action: they pool, the best phrasing names it.
         key = repr(_bare(intent).to_json()) if intent is not None else "\0" + hyp.text
         if _is_name(intent):
@@ -275,13 +261,12 @@ def readings(
     what the free transcript reads as (None: no game intent)."""
     free = utterance.free_text.strip()
     free_intent = parser.parse(spelled_out(free)).intent if free else None
-    free_intent = as_answer(free_intent, view.confirming)
     if free_intent is not None and not view.possible(free_intent):
         free_intent = None
     if _is_name(free_intent) and not sounds_like_name(free, free_intent, limits):
         free_intent = None  # "Para." spelled near "Ana" is no name
     out: list[Reading] = []
-    ranked = ranked_intents(utterance, parser, view.confirming)
+    ranked = ranked_intents(utterance, parser)
     before = sum(score for _, score, _ in ranked)  # kept: a backend's n-best may not sum to 1
     closest = sounding_closest(free, ranked, limits) if limits.sound_agree else frozenset()
     for intent, score, text in ranked:
@@ -734,13 +719,11 @@ def game_view(
     expecting: str,
     refusal: Refusal | None = None,
     phrases: Sequence[Phrase] | None = None,
-    asked: Intent | None = None,
 ) -> GameView:
     """What the game allows now: the kinds of the phrases expected (`phrases`: the
     referee's allowed phrases, when the caller has them already), the dice on the table,
     the likely raises, the bid just taken back or refused, and whether the table just
-    corrected the referee (an undo, or a `refusal` since the game last moved): wary.
-    `asked`: the call a confirmation is about, while its answer is listened for."""
+    corrected the referee (an undo, or a `refusal` since the game last moved): wary."""
     if expecting == referee.expecting:
         allowed = referee.allowed_phrases() if phrases is None else phrases
         kinds = frozenset(p.intent.type for p in allowed) or None
@@ -762,7 +745,6 @@ def game_view(
         taken_back=taken_back(referee) if own else None,
         refused=refusal.reading if own and refusal is not None else None,
         wary=own and (refusal is not None or referee.corrected()),
-        confirming=None if own else asked,
     )
 
 
@@ -777,16 +759,6 @@ def taken_back(referee: RefereePort) -> Intent | None:
         return _bid_intent(bid)
     count = referee.count_taken_back()
     return None if count is None else NumberIntent(value=count)
-
-
-def confirmation_phrases(referee: RefereePort, asked: Intent) -> tuple[Phrase, ...]:
-    """What a table answers to "¿Dijiste …?": sí or no (the plain yes/no phrases), or the
-    call said again ("¿Dijiste dudo?" "¡Dudo!"), which `as_answer` reads as sí. Without
-    the call among them, a repeat could only come out as sí or no ("dudo" said again was
-    heard as "no" at 0.94 in a recorded session)."""
-    answers = referee.phrases_for(Expecting.YES_NO, canonical=True)
-    again = [p for p in referee.allowed_phrases() if _bare(p.intent) == _bare(asked)]
-    return (*answers, *again)
 
 
 def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
@@ -822,8 +794,7 @@ class TableDecider:
         moves = len(referee.game.move_stack)
         if self._refusal is not None and self._refusal.moves != moves:  # the game moved on
             self._refusal = None
-        view = game_view(referee, expecting, self._refusal, asked=self._asked)
-        verdict = self._decider(referee)(utterance, view)
+        verdict = self._decider(referee)(utterance, game_view(referee, expecting, self._refusal))
         if expecting == referee.expecting:
             self._asked = verdict.intent if verdict.action == Action.CONFIRM else None
         elif verdict.action == Action.ACCEPT and isinstance(verdict.intent, NoIntent):

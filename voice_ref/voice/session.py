@@ -24,14 +24,7 @@ from voice_ref.language.expecting import QUESTIONS
 from voice_ref.language.intents import Intent
 from voice_ref.language.inventory import EXPECTING, Phrase
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
-from voice_ref.voice.decision import (
-    Action,
-    DeciderFn,
-    Heard,
-    HoldsFragments,
-    confirmation_phrases,
-    phrases_now,
-)
+from voice_ref.voice.decision import Action, DeciderFn, Heard, HoldsFragments, phrases_now
 from voice_ref.voice.display import TableView
 from voice_ref.voice.ports import AnnouncerPort, DisplayPort, RefereePort
 
@@ -247,12 +240,8 @@ class VoiceSession:
         self._show(question)
 
     def _set_context(self) -> None:
-        pending = self._pending_confirm
-        phrases = (
-            _phrases(self.referee)
-            if pending is None
-            else confirmation_phrases(self.referee, pending)  # sí, no, or the call again
-        )
+        # While confirming, no phrases: the backend takes the inventory's sí/no.
+        phrases = () if self._pending_confirm is not None else _phrases(self.referee)
         self.recognizer.set_context(ListenContext(expecting=self._expecting(), phrases=phrases))
 
     def _maybe_reask(self, t: float) -> None:
