@@ -164,6 +164,22 @@ def test_an_unsure_free_transcript_is_no_evidence_against() -> None:
     assert decide(heard, PARSER, limits=LIMITS).action == "accept"
 
 
+@pytest.mark.parametrize(
+    ("words", "free", "acted"),
+    [
+        ("no hay ninguno", "No,", True),  # Whisper wrote the first word, then looped on it
+        ("me equivoqué", "Me...", True),
+        ("dos sextos", "¿Dos?", True),
+        ("dos sextos", "Dos perros grandes y negros.", False),  # starts alike, then talk
+    ],
+)
+def test_a_free_transcript_that_opens_the_phrase_is_no_evidence_against_it(
+    words: str, free: str, acted: bool
+) -> None:
+    heard = utt((words, 0.95), (free, 0.05), free=free, fluency=-0.3)
+    assert decide(heard, PARSER, limits=LIMITS).is_game_action is acted
+
+
 @pytest.mark.parametrize("free", ["2.", "1,", "2, 3"])
 def test_digits_alone_are_no_table_talk_against_a_call(free: str) -> None:
     # Whisper writes a digit for a short call it cannot make out ("dudo" -> "2."); the

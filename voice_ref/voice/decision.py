@@ -324,6 +324,15 @@ def sounding_closest(
     return frozenset(text for text, sim in sims.items() if sim == best)
 
 
+def opens(free: str, reading: str) -> bool:
+    """Whether the free transcript is the first words of the reading ("No," for "no hay
+    ninguno", "Me..." for "me equivoqué"): Whisper often writes the first word and then
+    loops on it, and a loop is cut to its first period (`whisper_backend.loop_cut`), so
+    such a transcript says nothing against the rest of the phrase."""
+    words = tokenize(spelled_out(free))
+    return bool(words) and tokenize(spelled_out(reading))[: len(words)] == words
+
+
 def _has_letters(text: str) -> bool:
     return re.search(r"[^\W\d_]", text) is not None
 
@@ -375,6 +384,8 @@ def doubted_by_words(
     fluency = utterance.free_fluency
     if best.from_free or free_intent is not None or isinstance(best.intent, NumberIntent):
         return ""
+    if opens(free, best.text):
+        return ""
     if fluency is None or fluency < limits.fluent_doubted or not _has_word(free):
         return ""
     if sound_similarity(free, best.text) >= limits.sound_alike:
@@ -396,6 +407,8 @@ def talk_evidence(
     if best.from_free:
         return ""
     free = utterance.free_text.strip()
+    if opens(free, best.text):
+        return ""
     count = isinstance(best.intent, NumberIntent)  # asked "¿cuántas hay?": mostly answers
     if count and re.search(r"\d", free):
         return ""  # Whisper writes counts in digits ("30, 5, 9" for "treinta y nueve")
