@@ -102,7 +102,8 @@ PROMPT_PHRASES = 8
 END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder call)
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
 GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
-PRIOR_WEIGHT = 0.5  # lambda: share of the text prior removed from every score (PMI)
+PRIOR_WEIGHT = 0.75  # lambda: share of the text prior removed from every score (PMI); chosen
+# on the tuning rows in session 8 (BENCHMARKS.md, "lambda re-chosen")
 PRIOR_CACHE_SIZE = 2_000  # sequences the prior probe remembers (~1 kB each); TextPrior keeps values
 CONTEXT_CACHE = 4  # compiled phrase sets remembered (the bench: turn, count, yes/no, ...)
 PREPARE_CHUNK = 64  # prefixes per decoder call while preparing the text prior
