@@ -301,6 +301,35 @@ def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
     assert objects[1]["state"]["turn"] == "Beto"
 
 
+def test_a_confirmation_listens_for_si_and_no_on_every_backend(tmp_path):
+    """While "¿Dijiste cinco sextos?" waits, the recognizer is told the plain sí / no
+    phrases (an empty context meant the whole game to Vosk, sí / no to Whisper); after
+    the answer, the game's phrases again."""
+    from voice_ref.language.intents import BidIntent, YesIntent
+    from voice_ref.language.inventory import PhraseInventory
+
+    def decide(utterance, referee, expecting):
+        text = utterance.best.text
+        if text == "cinco cenas":
+            return Heard("confirm", text, BidIntent(quantity=5, face=6), 0.6,
+                         "¿Dijiste cinco sextos?")
+        if text == "sí":
+            return Heard("accept", text, YesIntent(), 0.9)
+        return Heard("ignore", text)
+
+    wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.3), ("sí", 0.3),
+                       (None, 0.3)])
+    session, _printed, objects = silent_session(tmp_path, wav, decide=decide)
+    asking = [c for c in session.recognizer.contexts if c.expecting == "yes_no"]
+    assert len(asking) == 1
+    players = [p["name"] for p in objects[0]["state"]["players"]]
+    whisper_default = PhraseInventory(players, max_quantity=40).phrases("yes_no")
+    assert list(asking[0].phrases) == whisper_default  # the same sí / no Whisper had
+    assert {"sí", "no"} <= {p.text for p in asking[0].phrases}
+    after = session.recognizer.contexts[-1]
+    assert after.expecting == "turn" and len(after.phrases) > len(asking[0].phrases)
+
+
 def test_play_without_a_microphone_explains_what_to_do(tmp_path):
     env = dict(os.environ)
     env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp()  # no sound server here

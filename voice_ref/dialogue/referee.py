@@ -175,14 +175,15 @@ class Referee:
         "Carla, tres trenes" (a simulated game, BENCHMARKS.md "Whole games", session 4)."""
         return self.phrases_for(self.expecting)
 
-    def phrases_for(self, expecting: str) -> list[Phrase]:
+    def phrases_for(self, expecting: str, canonical: bool = False) -> list[Phrase]:
         """Every phrase this table may say while the referee expects `expecting` (what
-        `allowed_phrases` gives then): a recognizer prepares them before the game."""
+        `allowed_phrases` gives then): a recognizer prepares them before the game.
+        `canonical`: only the plain phrases, without names or fillers."""
         if self._inventory is None:
             self._inventory = PhraseInventory(
                 list(self.players), self.setup.dialect, clean_bids=self.rules.clean_bids
             )
-        return self._inventory.phrases(expecting, canonical=False)
+        return self._inventory.phrases(expecting, canonical=canonical)
 
     def taken_back(self) -> Bid | None:
         """The bid just taken back with "me equivoqué", while the game is still where it was

@@ -20,7 +20,7 @@ from typing import TextIO
 import numpy as np
 
 from voice_ref.dialogue.protocol import Reply
-from voice_ref.language.expecting import QUESTIONS
+from voice_ref.language.expecting import QUESTIONS, Expecting
 from voice_ref.language.intents import Intent
 from voice_ref.language.inventory import EXPECTING, Phrase
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
@@ -240,8 +240,14 @@ class VoiceSession:
         self._show(question)
 
     def _set_context(self) -> None:
-        # While confirming, no phrases: the backend takes the inventory's sí/no.
-        phrases = () if self._pending_confirm is not None else _phrases(self.referee)
+        # While confirming: the plain sí / no phrases (what Whisper took for an empty
+        # context anyway; Vosk took the whole game's phrases, so a "sí" competed with
+        # every call of the game).
+        phrases = (
+            _phrases(self.referee)
+            if self._pending_confirm is None
+            else tuple(self.referee.phrases_for(Expecting.YES_NO, canonical=True))
+        )
         self.recognizer.set_context(ListenContext(expecting=self._expecting(), phrases=phrases))
 
     def _maybe_reask(self, t: float) -> None:
