@@ -279,21 +279,23 @@ def test_no_reask_while_waiting_for_a_bid(tmp_path):
     assert len(printed) == 2
 
 
-def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
+def _confirm_cinco_sextos(utterance, referee, expecting):
+    """A decider that asks "¿Dijiste cinco sextos?" about "cinco cenas" and takes "sí"."""
     from voice_ref.language.intents import BidIntent, YesIntent
 
-    def decide(utterance, referee, expecting):
-        text = utterance.best.text
-        if text == "cinco cenas":
-            return Heard("confirm", text, BidIntent(quantity=5, face=6),
-                         0.6, "¿Dijiste cinco sextos?")
-        if text == "sí":
-            return Heard("accept", text, YesIntent(), 0.9)
-        return Heard("ignore", text)
+    text = utterance.best.text
+    if text == "cinco cenas":
+        return Heard("confirm", text, BidIntent(quantity=5, face=6),
+                     0.6, "¿Dijiste cinco sextos?")
+    if text == "sí":
+        return Heard("accept", text, YesIntent(), 0.9)
+    return Heard("ignore", text)
 
+
+def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
     wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.3), ("hace calor", 0.3),
                        (None, 0.3), ("sí", 0.3), (None, 0.3)])
-    session, printed, objects = silent_session(tmp_path, wav, decide=decide)
+    session, printed, objects = silent_session(tmp_path, wav, decide=_confirm_cinco_sextos)
     assert "¿Dijiste cinco sextos?" in printed
     assert len(objects) == 2  # opening + the confirmed bid; table talk gave nothing
     assert objects[1]["intent"] == {"type": "bid", "quantity": 5, "face": 6, "clean": False}
@@ -305,21 +307,11 @@ def test_a_confirmation_listens_for_si_and_no_on_every_backend(tmp_path):
     """While "¿Dijiste cinco sextos?" waits, the recognizer is told the plain sí / no
     phrases (an empty context meant the whole game to Vosk, sí / no to Whisper); after
     the answer, the game's phrases again."""
-    from voice_ref.language.intents import BidIntent, YesIntent
     from voice_ref.language.inventory import PhraseInventory
-
-    def decide(utterance, referee, expecting):
-        text = utterance.best.text
-        if text == "cinco cenas":
-            return Heard("confirm", text, BidIntent(quantity=5, face=6), 0.6,
-                         "¿Dijiste cinco sextos?")
-        if text == "sí":
-            return Heard("accept", text, YesIntent(), 0.9)
-        return Heard("ignore", text)
 
     wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.3), ("sí", 0.3),
                        (None, 0.3)])
-    session, _printed, objects = silent_session(tmp_path, wav, decide=decide)
+    session, _printed, objects = silent_session(tmp_path, wav, decide=_confirm_cinco_sextos)
     asking = [c for c in session.recognizer.contexts if c.expecting == "yes_no"]
     assert len(asking) == 1
     players = [p["name"] for p in objects[0]["state"]["players"]]

@@ -164,6 +164,12 @@ class Thresholds:
     sound_agree: float = 1.0  # nats for the reading it sounds most like (>= sound_alike)
 
 
+def _any_answer(_intent: Intent) -> bool:
+    """Legality when nothing rules a reading out: no game state, or the loop's own
+    "¿Dijiste …?" (any sí or no answers it)."""
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class GameView:
     """What the game knows now. `kinds` = intent types that can answer (None: any);
@@ -172,7 +178,7 @@ class GameView:
     kinds: frozenset[str] | None = None
     dice_on_table: int | None = None
     likely: frozenset[Intent] = frozenset()
-    is_legal: Callable[[Intent], bool] = lambda _intent: True
+    is_legal: Callable[[Intent], bool] = _any_answer
     taken_back: Intent | None = None  # just undone ("me equivoqué"): not that reading again
     refused: Intent | None = None  # a bid just refused ("¿Dijiste …?" "no"): nor that one
     # The table just corrected the referee here (an undo, or "no" to "¿Dijiste …?") and the
@@ -759,10 +765,6 @@ def game_view(
         refused=refusal.reading if own and refusal is not None else None,
         wary=own and (refusal is not None or referee.corrected()),
     )
-
-
-def _any_answer(_intent: Intent) -> bool:
-    return True
 
 
 def taken_back(referee: RefereePort) -> Intent | None:
