@@ -192,6 +192,15 @@ def test_digits_alone_are_no_table_talk_against_a_call(free: str) -> None:
     assert decide(worded, PARSER, view=turn, limits=limits).action != "accept"
 
 
+@pytest.mark.parametrize(("free", "acted"), [("C", True), ("C,", True), ("Qué.", False)])
+def test_a_letter_alone_is_no_table_talk_against_a_yes(free: str, acted: bool) -> None:
+    # Whisper writes the letter "C" (its name sounds "se") for an espeak "sí", fluently
+    # (-0.5): it says nothing against the "sí". A word ("Qué.") still does.
+    answer = GameView(kinds=frozenset({"yes", "no"}))
+    heard = utt(("sí", 0.998), ("no", 0.002), free=free, fluency=-0.5)
+    assert decide(heard, PARSER, view=answer, limits=LIMITS).is_game_action is acted
+
+
 def test_free_transcript_with_digits_reads_as_its_number() -> None:
     heard = utt(("treinta y siete", 0.9), ("x", 0.1), free="30 y 7")
     d = decide(heard, PARSER, view=GameView(kinds=frozenset({"number"})), limits=LIMITS)

@@ -339,10 +339,6 @@ def opens(free: str, reading: str) -> bool:
     return bool(words) and tokenize(spelled_out(reading))[: len(words)] == words
 
 
-def _has_letters(text: str) -> bool:
-    return re.search(r"[^\W\d_]", text) is not None
-
-
 def similarity(a: str, b: str) -> float:
     """0..1: how alike two transcripts are, ignoring case, accents and punctuation."""
     a, b = (re.sub(r"[^\w ]", "", fold(x)).strip() for x in (a, b))
@@ -424,8 +420,9 @@ def talk_evidence(
     if not count and lexicon is not None and limits.fluent_words < gate and lexicon.plain(free):
         gate = limits.fluent_words
     sure = utterance.free_fluency is not None and utterance.free_fluency >= gate
-    # Words, not digits alone: Whisper writes "2." or "1," for a call it cannot make out.
-    fluent = sure and free_intent is None and _has_letters(free)
+    # Words, not digits or a letter alone: Whisper writes "2." or "1," for a call it
+    # cannot make out, and "C" (the letter's name sounds "se") for a "sí", fluently.
+    fluent = sure and free_intent is None and _has_word(free)
     # An unsure transcript that sounds like the phrase is the phrase misheard ("Tuna" for
     # "dudo"); one the backend is sure of is what was said ("presiones", no "tres dones").
     sounds_alike = (
