@@ -233,6 +233,15 @@ def test_a_phrase_that_cannot_fit_the_speech_is_not_accepted() -> None:
     assert decide(short_speech, PARSER, limits=LIMITS).action == "accept"
 
 
+@pytest.mark.parametrize(("share", "action"), [(0.29, "ignore"), (0.6, "accept")])
+def test_a_name_alone_needs_the_confirm_share_as_any_reading_does(
+    share: float, action: str
+) -> None:
+    # dev-real's "para" came out Carla 0.29, Ana 0.18, ...: too unsure to be anything.
+    heard = utt(("Carla", share), ("Ana", 0.18), ("x", 0.82 - share), free="para")
+    assert decide(heard, PARSER, limits=LIMITS).action == action
+
+
 def test_a_name_alone_stays_a_name() -> None:
     # Whisper wrote the name; the search found a bid that does not sound like it.
     heard = utt(("cinco ases", 0.7), ("Carla.", 0.3), free="Carla.")
@@ -551,3 +560,50 @@ def test_speech_has_its_own_accept_line_in_the_config(tmp_path) -> None:  # noqa
     limits = replace(LIMITS, accept=shipped.speech_accept_score, confirm=0.3)
     assert decide(heard, PARSER, limits=limits).action == "accept"
     assert decide(heard, PARSER, limits=replace(limits, accept=0.5)).action == "confirm"
+
+
+# -- the answer to the loop's own "¿Dijiste …?" ------------------------------------------
+
+CONFIRMING = GameView(kinds=frozenset({"yes", "no", "none", "repeat", "undo", "query"}),
+                      confirming=True)
+
+
+@pytest.mark.parametrize(
+    ("hyps", "free", "fluency", "confirming", "action"),
+    [
+        # A games bench's espeak "no" is "Vino", "Dino", "Tengo": other words, even fluent
+        # ones. Answering the loop, a "no" costs what the question again costs: taken.
+        ((("no", 0.8), ("sí", 0.2)), "Vino", -1.3, True, "accept"),
+        ((("no", 0.8), ("sí", 0.2)), "Tengo", -0.5, True, "accept"),
+        ((("no", 0.4), ("sí", 0.35), ("Diego", 0.25)), "Vino", -1.3, True, "confirm"),
+        # Answering the referee's own question ("¿Deshago …?"), the doubt rule stands.
+        ((("no", 0.8), ("sí", 0.2)), "Vino", -1.3, False, "confirm"),
+    ],
+)
+def test_a_no_to_the_loops_question_needs_only_the_plain_share(
+    hyps, free: str, fluency: float, confirming: bool, action: str  # noqa: ANN001
+) -> None:
+    view = replace(CONFIRMING, confirming=confirming)
+    heard = utt(*hyps, free=free, fluency=fluency)
+    limits = replace(LIMITS, accept_doubted=0.9)
+    assert decide(heard, PARSER, view=view, limits=limits).action == action
+
+
+@pytest.mark.parametrize(
+    ("share", "free", "confirming", "action"),
+    [
+        (0.8, "Dijon", True, "confirm"),  # other words: a doubted sí needs 0.9 here
+        (0.95, "Dijon", True, "accept"),
+        (0.8, "Sí.", True, "accept"),  # the free transcript spells it: no doubt
+        (0.8, "C,", True, "accept"),  # a letter alone says nothing
+        (0.8, "Dijon", False, "accept"),  # the referee's question: accept_doubted (0.7)
+    ],
+)
+def test_a_doubted_si_to_the_loops_question_needs_its_own_share(
+    share: float, free: str, confirming: bool, action: str
+) -> None:
+    limits = replace(LIMITS, accept_consequential=0.6, accept_doubted=0.7,
+                     accept_doubted_yes=0.9)
+    view = replace(CONFIRMING, confirming=confirming)
+    heard = utt(("sí", share), ("no", 1 - share), free=free, fluency=-1.7)
+    assert decide(heard, PARSER, view=view, limits=limits).action == action

@@ -163,6 +163,8 @@ def test_a_yes_is_never_slowed_by_wariness() -> None:
     referee.handle_text("me equivoqué")
     assert referee.corrected()
     assert not game_view(referee, "yes_no").wary
+    assert game_view(referee, "yes_no").confirming  # the loop's "¿Dijiste …?"
+    assert not game_view(referee, referee.expecting).confirming
     yes = decide_live(utt(("sí", 0.65), ("no", 0.35)), referee, "yes_no")
     assert yes.action == Action.ACCEPT
 

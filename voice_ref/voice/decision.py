@@ -33,7 +33,10 @@ bench. Steps, for each utterance:
    they end a round or rewrite it) and a "sí" (it commits what was asked) need
    `accept_consequential`; a legal reading
    between `confirm` and its threshold is **confirmed** ("¿Dijiste cuatro quinas?")
-   instead of ignored.
+   instead of ignored. Answering the loop's own "¿Dijiste …?" (`GameView.confirming`),
+   a "no" needs only `accept`, whatever the free transcript says (a wrong "no" costs
+   the table what the question asked again costs: one line), and a doubted "sí" needs
+   `accept_doubted_yes` (two answers to choose from: a share says less).
 6. **Legality.** An illegal best reading with a legal one within `confirm_margin`
    confirms the legal one (a misheard bid); otherwise the illegal one is accepted so
    the referee explains why (bad input gets a clear answer and changes nothing).
@@ -157,6 +160,11 @@ class Thresholds:
     # the tied range (BENCHMARKS.md, "Table talk on real voices"). `accept_doubted` <=
     # `accept` switches it off.
     accept_doubted: float = 0.7
+    # ... and a doubted "sí" to the loop's own "¿Dijiste …?" needs this: with two
+    # answers to choose from, a share says less, and a wrong "sí" commits the call.
+    # Chosen on whole games of the DEV tuning voices (BENCHMARKS.md, session 9): a "no"
+    # heard as "sí" over other words came out at 0.72-0.88, a right one spelled "sí".
+    accept_doubted_yes: float = 0.9
     fluent_doubted: float = -3.5  # only loops ("No, no, no, ...": -inf) and garbage fall below
     duration_logp: float = -5.0  # below (> 3x too long or short): cannot be what was said
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
@@ -184,6 +192,9 @@ class GameView:
     # The table just corrected the referee here (an undo, or "no" to "¿Dijiste …?") and the
     # game has not moved since: a game move needs `accept_doubted` (module docstring, 4).
     wary: bool = False
+    # The answer to the loop's own "¿Dijiste …?": a "no" there costs the table what the
+    # question asked again costs (the call is said again), so nothing holds it back.
+    confirming: bool = False
 
     @classmethod
     def of_context(cls, context: ListenContext, **kw) -> GameView:  # noqa: ANN003
@@ -477,6 +488,8 @@ def decide(
         against = against or name_evidence(utterance, best.intent, limits)
         if against:
             return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
+        if best.share < limits.confirm:
+            return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
         return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, "a name")
     if (
         _is_name(free_intent)
@@ -485,6 +498,8 @@ def decide(
         return Decision(
             free_intent, Action.ACCEPT, share, alternatives, utterance.free_text, "a name"
         )
+    if view.confirming and isinstance(best.intent, NoIntent) and best.share >= limits.accept:
+        return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, against)
     # A "sí" commits what the referee asked about (a bid, a dudo, an undone result): as sure.
     committing = isinstance(best.intent, (*CONSEQUENTIAL, YesIntent))
     need = limits.accept_consequential if committing else limits.accept
@@ -496,6 +511,8 @@ def decide(
     act_need = need
     if doubt:
         act_need = max(need, limits.accept_doubted)
+        if view.confirming and isinstance(best.intent, YesIntent):
+            act_need = max(act_need, limits.accept_doubted_yes)
     if best.share < limits.confirm:
         return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
     if view.is_legal(best.intent):
@@ -761,6 +778,7 @@ def game_view(
         taken_back=taken_back(referee) if own else None,
         refused=refusal.reading if own and refusal is not None else None,
         wary=own and (refusal is not None or referee.corrected()),
+        confirming=not own,
     )
 
 
