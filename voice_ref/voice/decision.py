@@ -499,7 +499,7 @@ def decide(
             free_intent, Action.ACCEPT, share, alternatives, utterance.free_text, "a name"
         )
     if view.confirming and isinstance(best.intent, NoIntent) and best.share >= limits.accept:
-        return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, against)
+        return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text)
     # A "sí" commits what the referee asked about (a bid, a dudo, an undone result): as sure.
     committing = isinstance(best.intent, (*CONSEQUENTIAL, YesIntent))
     need = limits.accept_consequential if committing else limits.accept

@@ -61,6 +61,7 @@ from voice_ref.language.inventory import Phrase
 from voice_ref.language.spoken import syllables, with_digits
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
+from voice_ref.voice.asr.memory import fix_mmap_threshold
 from voice_ref.voice.asr.phrase_search import (
     Candidate,
     Node,
@@ -142,6 +143,7 @@ def load_whisper(path: str, threads: int):  # noqa: ANN201 - ctranslate2 types
     from faster_whisper.tokenizer import Tokenizer
 
     bound_onednn_cache(os.environ)
+    fix_mmap_threshold(os.environ)
     model = ctranslate2.models.Whisper(
         path, device="cpu", compute_type="int8", intra_threads=threads
     )
