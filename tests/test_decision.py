@@ -12,6 +12,7 @@ from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision import (
+    CONFIRMATION_KINDS,
     Decider,
     GameView,
     Thresholds,
@@ -564,8 +565,7 @@ def test_speech_has_its_own_accept_line_in_the_config(tmp_path) -> None:  # noqa
 
 # -- the answer to the loop's own "¿Dijiste …?" ------------------------------------------
 
-CONFIRMING = GameView(kinds=frozenset({"yes", "no", "none", "repeat", "undo", "query"}),
-                      confirming=True)
+CONFIRMING = GameView(kinds=CONFIRMATION_KINDS, confirming=True)
 
 
 @pytest.mark.parametrize(

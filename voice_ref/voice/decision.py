@@ -115,6 +115,9 @@ NAME_GAP_S = 1.5  # a call starting this soon after a name alone is that player'
 # A continuation starting this soon after a fragment's end joins it. Real pauses inside
 # a phrase are 0.2-1 s; a new call after a bare number comes later than that.
 FRAGMENT_GAP_S = 1.2
+# What can answer the loop's own "¿Dijiste …?": sí / no, and what never moves the game
+# (a name, "repite", "me equivoqué", a question to the referee).
+CONFIRMATION_KINDS = frozenset({"yes", "no", "none", "repeat", "undo", "query"})
 
 
 class TextParser(Protocol):
@@ -761,7 +764,7 @@ def game_view(
         allowed = referee.allowed_phrases() if phrases is None else phrases
         kinds = frozenset(p.intent.type for p in allowed) or None
     else:  # a confirmation's sí / no
-        kinds = frozenset({"yes", "no", "none", "repeat", "undo", "query"})
+        kinds = CONFIRMATION_KINDS
     game = referee.game
     likely: frozenset[Intent] = frozenset()
     if expecting == Expecting.TURN:
