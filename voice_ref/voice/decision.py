@@ -7,13 +7,18 @@ bench. Steps, for each utterance:
    their scores. The backend's free transcript (`Utterance.free_text`), when it is one of
    the hypotheses, is the "table talk" reading unless it parses as a game intent.
 2. **What the game allows** (`GameView`). A reading that cannot answer now (a bare
-   number while a bid is expected, a count or bid above the dice on the table) is no
-   candidate: it is dropped and the rest scaled back to the same total (its mass is
-   not handed to the talk reading either: the recognizer said *something* game-like).
+   number while a bid is expected, a count or bid above the dice on the table, the call
+   just taken back with "me equivoqué") is no candidate: it is dropped and the rest
+   scaled back to the same total (its mass is not handed to the talk reading either:
+   the recognizer said *something* game-like).
    A free transcript that reads as such an answer is table talk.
 3. **Priors.** Likely answers (the minimum raises, one more of the standing face, dudo) get
    `raise_prior` nats over far-fetched ones; a reading the free transcript itself
-   spells gets `free_agree` nats, one it only sounds like `sound_agree`.
+   spells gets `free_agree` nats, one it only sounds like `sound_agree`. A call the
+   table refused with "no" to "¿Dijiste …?" at this question (`Refusals`, kept by
+   `TableDecider` until the game moves) loses `refused_penalty` nats per "no": it is not
+   asked about again unless heard clearly. A prior, never a ban: a "sí" misheard as "no"
+   cannot lock the table out of its own call.
 4. **Evidence against game speech** (`talk_evidence`): a fluent free transcript that
    parses as no game intent and is far from the chosen phrase both in spelling
    (rapidfuzz) and, unless Whisper is sure of it, in sound (`language.phonetic`: "Tuna"
@@ -173,6 +178,10 @@ class Thresholds:
     raise_prior: float = 1.0  # nats for a likely raise (not tunable on clips: no standing bid)
     free_agree: float = 2.0  # nats for the reading the free transcript spells
     sound_agree: float = 1.0  # nats for the reading it sounds most like (>= sound_alike)
+    # Nats against a reading each time the table said "no" to it at this question
+    # (`GameView.refused`). Chosen on whole games of the DEV tuning voices
+    # (BENCHMARKS.md, session 10).
+    refused_penalty: float = 3.0
 
 
 def _any_answer(_intent: Intent) -> bool:
@@ -191,7 +200,10 @@ class GameView:
     likely: frozenset[Intent] = frozenset()
     is_legal: Callable[[Intent], bool] = _any_answer
     taken_back: Intent | None = None  # just undone ("me equivoqué"): not that reading again
-    refused: Intent | None = None  # a bid just refused ("¿Dijiste …?" "no"): nor that one
+    # The calls the table said "no" to at this question ("¿Dijiste …?" "no"), once per
+    # "no": a soft prior (`Thresholds.refused_penalty`), never a ban, so a wrong "no"
+    # cannot lock the table out of its own call.
+    refused: tuple[Intent, ...] = ()
     # The table just corrected the referee here (an undo, or "no" to "¿Dijiste …?") and the
     # game has not moved since: a game move needs `accept_doubted` (module docstring, 4).
     wary: bool = False
@@ -208,7 +220,7 @@ class GameView:
         """Could this be an answer now, whatever its legality? (see module docstring, 2)"""
         if self.kinds is not None and intent.type not in self.kinds:
             return False
-        if _bare(intent) in (self.taken_back, self.refused):
+        if _bare(intent) == self.taken_back:
             return False
         match intent:
             case (
@@ -221,6 +233,11 @@ class GameView:
 
     def is_likely(self, intent: Intent) -> bool:
         return _bare(intent) in self.likely
+
+    def refusal_nats(self, intent: Intent, limits: Thresholds) -> float:
+        """What the table's "no"s at this question say against `intent` (nats, <= 0)."""
+        bare = _bare(intent)
+        return -limits.refused_penalty * sum(1 for refused in self.refused if refused == bare)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +314,10 @@ def readings(
         agrees = (
             free_intent is not None and intent is not None and _bare(intent) == _bare(free_intent)
         )
-        weight = 0.0
+        # A "no" is evidence against that reading only, not for game speech: its mass
+        # goes back to every reading, table talk included (Bayes with the table's answer
+        # as one more observation; the likely-raise prior below is about game readings).
+        weight = 0.0 if intent is None else view.refusal_nats(intent, limits)
         if agrees:
             weight += limits.free_agree
         elif intent is not None and text in closest:
@@ -742,24 +762,33 @@ def _bid_intent(bid: Bid) -> BidIntent:
 
 
 @dataclass(frozen=True, slots=True)
-class Refusal:
-    """The table said "no" to the loop's "¿Dijiste …?" with `moves` moves played; `reading`
-    is the bid asked about (None: it was no bid). It holds until the game moves."""
+class Refusals:
+    """The table's "no"s to the loop's "¿Dijiste …?" at one question (`moves` moves
+    played, the referee expecting `expecting`): the calls refused, once per "no" (a "no"
+    to a question about no call refuses nothing but is still a correction: the next
+    call is wary). It holds until the game moves or the question changes."""
 
     moves: int
-    reading: Intent | None = None
+    expecting: str
+    refused: tuple[Intent, ...] = ()
+    corrected: bool = False
+
+    def with_no(self, asked: Intent | None) -> Refusals:
+        refused = self.refused if asked is None else (*self.refused, _bare(asked))
+        return replace(self, refused=refused, corrected=True)
 
 
 def game_view(
     referee: RefereePort,
     expecting: str,
-    refusal: Refusal | None = None,
+    refusals: Refusals | None = None,
     phrases: Sequence[Phrase] | None = None,
 ) -> GameView:
     """What the game allows now: the kinds of the phrases expected (`phrases`: the
     referee's allowed phrases, when the caller has them already), the dice on the table,
-    the likely raises, the bid just taken back or refused, and whether the table just
-    corrected the referee (an undo, or a `refusal` since the game last moved): wary."""
+    the likely raises, the call just taken back, the calls refused at this question
+    (`refusals`), and whether the table just corrected the referee (an undo, or a "no"
+    since the game last moved): wary."""
     if expecting == referee.expecting:
         allowed = referee.allowed_phrases() if phrases is None else phrases
         kinds = frozenset(p.intent.type for p in allowed) or None
@@ -771,6 +800,7 @@ def game_view(
         standing = None if game.bid is None else _bid_intent(game.bid)
         likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
     own = expecting == referee.expecting  # not the answer to a question of the loop
+    nos = refusals if own and refusals is not None else Refusals(0, expecting)
     return GameView(
         kinds=kinds, dice_on_table=game.dice_on_table, likely=likely,
         # The loop's "¿Dijiste …?" takes any sí or no: the referee judges the call asked
@@ -779,8 +809,8 @@ def game_view(
         # rule: "no" heard as "sí" at 0.63 (free transcript "Congeo") committed a call.
         is_legal=referee.is_legal if own else _any_answer,
         taken_back=taken_back(referee) if own else None,
-        refused=refusal.reading if own and refusal is not None else None,
-        wary=own and (refusal is not None or referee.corrected()),
+        refused=nos.refused,
+        wary=own and (nos.corrected or referee.corrected()),
         confirming=not own,
     )
 
@@ -811,7 +841,7 @@ class TableDecider:
         self.config = config
         self._deciders: dict[tuple[str, ...], Decider] = {}
         self._asked: Intent | None = None  # what our last "¿Dijiste …?" asked about
-        self._refusal: Refusal | None = None
+        self._refusals: Refusals | None = None
 
     def _decider(self, referee: RefereePort) -> Decider:
         from voice_ref.language.parser import Parser
@@ -823,16 +853,21 @@ class TableDecider:
             self._deciders[players] = decider
         return decider
 
+    def _refusals_now(self, referee: RefereePort) -> Refusals:
+        """The "no"s at the question now (none once the game moved or the question changed)."""
+        moves, expecting = len(referee.game.move_stack), referee.expecting
+        nos = self._refusals
+        if nos is None or (nos.moves, nos.expecting) != (moves, expecting):
+            nos = self._refusals = Refusals(moves, expecting)
+        return nos
+
     def __call__(self, utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
-        moves = len(referee.game.move_stack)
-        if self._refusal is not None and self._refusal.moves != moves:  # the game moved on
-            self._refusal = None
-        verdict = self._decider(referee)(utterance, game_view(referee, expecting, self._refusal))
+        nos = self._refusals_now(referee)
+        verdict = self._decider(referee)(utterance, game_view(referee, expecting, nos))
         if expecting == referee.expecting:
             self._asked = verdict.intent if verdict.action == Action.CONFIRM else None
         elif verdict.action == Action.ACCEPT and isinstance(verdict.intent, NoIntent):
-            asked = self._asked  # "no" to our "¿Dijiste …?": a correction
-            self._refusal = Refusal(moves, _bare(asked) if isinstance(asked, BidIntent) else None)
+            self._refusals = nos.with_no(self._asked)  # "no" to our "¿Dijiste …?"
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         accepted = verdict.action == Action.ACCEPT
         if expecting == Expecting.TURN and accepted and _is_name(verdict.intent):
