@@ -237,7 +237,7 @@ class GameView:
     def refusal_nats(self, intent: Intent, limits: Thresholds) -> float:
         """What the table's "no"s at this question say against `intent` (nats, <= 0)."""
         bare = _bare(intent)
-        return -limits.refused_penalty * sum(1 for refused in self.refused if refused == bare)
+        return -limits.refused_penalty * self.refused.count(bare)
 
 
 @dataclass(frozen=True, slots=True)
