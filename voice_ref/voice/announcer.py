@@ -142,6 +142,11 @@ class PlayEnd(Enum):
 SLOWDOWN = 6.0
 DRAIN_MARGIN_S = 2.0
 STALL_S = 5.0
+# The device buffer. PortAudio's "low" (8.5 ms on PulseAudio) underran at load 10 on 2 cores,
+# and every underrun lost speech (a test heard 0.22 s of a sentence's 0.40 s of loud
+# speech). A cut-off stays immediate (`abort` drops the buffer) and the deaf window ends
+# when the stream reports it drained, so a longer buffer costs the table nothing.
+OUTPUT_LATENCY_S = 0.1
 
 
 class OutputStream(Protocol):
@@ -193,7 +198,7 @@ class SoundDeviceBackend:
 
         return sd.OutputStream(
             samplerate=rate, channels=1, dtype="float32", device=device,
-            callback=callback, finished_callback=finished, latency="low",
+            callback=callback, finished_callback=finished, latency=OUTPUT_LATENCY_S,
         )
 
 
