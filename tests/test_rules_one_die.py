@@ -48,6 +48,7 @@ def test_chile_obligar_yes_flow() -> None:
     g.push(ChooseModality(Modality.OPEN))
     assert g.awaiting is Awaiting.BID and g.modality is Modality.OPEN and g.turn == "Ana"
     g.push(Raise(b("2 ases")))  # aces may open a one-die round
+    assert not g.aces_count_for(b("3 quinas"))
     out = g.push(Dudo())
     assert not out.challenge.wild_aces  # nothing is wild in an obligar round
     out = g.push(RevealCount(2))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from rules_helpers import b, game
 
@@ -20,8 +22,10 @@ from voice_ref.rules import (
     Raise,
     Reason,
     RevealCount,
+    count_logp,
     count_matching,
     make_rules,
+    plausible_count,
 )
 
 # (direction, loser, expected starter) with 4 players Ana Beto Carla Dani, loser has 1 die.
@@ -192,6 +196,30 @@ def test_cachito_worked_example_counts(bid: str, count: int) -> None:
     assert not out.challenge_succeeded  # each bid is exactly true: the doubter loses
 
 
+@pytest.mark.parametrize(
+    ("bid", "wild"),
+    [("3 quinas", True), ("3 ases", False), ("3 quinas limpio", False), ("1 trenes", True)],
+)  # fmt: skip
+def test_aces_count_for_says_what_the_count_will_use(bid: str, wild: bool) -> None:
+    g = game("cachito", 3)
+    if b(bid).face is Face.AS:
+        g.push(Raise(b("1 tontos")))
+    assert g.aces_count_for(b(bid)) is wild
+    g.push(Raise(b(bid)))
+    assert g.push(Dudo()).challenge.wild_aces is wild
+
+
+@pytest.mark.parametrize(
+    ("dice", "wild", "low", "high"),
+    [(15, True, 8.6, 8.7), (15, False, 5.3, 5.4), (5, True, 3.7, 3.8), (30, True, 15.1, 15.2),
+     (1, False, 0.9, 1.0)],
+)  # fmt: skip
+def test_plausible_count_is_the_mean_plus_two_deviations(
+    dice: int, wild: bool, low: float, high: float
+) -> None:
+    assert low <= plausible_count(dice, wild_aces=wild) <= high
+
+
 def test_two_player_games_keep_calzo_paso_and_obligar() -> None:
     g = game("chile", 2, dice={"Ana": 2})  # 7 of 10 dice on the table
     g.push(Raise(b("2 quinas")))
@@ -202,3 +230,11 @@ def test_two_player_games_keep_calzo_paso_and_obligar() -> None:
     g.push(Dudo())  # Ana doubts, wrong: 2 -> 1
     out = g.push(RevealCount(4))
     assert out.starter == "Ana" and g.awaiting is Awaiting.OBLIGAR
+
+
+@pytest.mark.parametrize(("dice", "wild"), [(1, True), (5, False), (15, True), (30, False)])
+def test_count_logp_is_a_distribution_over_the_dice(dice: int, wild: bool) -> None:
+    total = sum(math.exp(count_logp(k, dice, wild_aces=wild)) for k in range(dice + 1))
+    assert total == pytest.approx(1.0)
+    assert count_logp(dice + 1, dice, wild_aces=wild) == -math.inf
+    assert count_logp(-1, dice, wild_aces=wild) == -math.inf

@@ -1,7 +1,7 @@
 """The rules of Dudo / Cacho: pure Python, no I/O, no speech."""
 
 from voice_ref.rules.bid import Bid
-from voice_ref.rules.counting import count_matching
+from voice_ref.rules.counting import count_logp, count_matching, plausible_count
 from voice_ref.rules.errors import (
     BadAnswer,
     CannotChallenge,
@@ -74,7 +74,9 @@ __all__ = [
     "RevealCount",
     "answers",
     "classify_pass_hand",
+    "count_logp",
     "count_matching",
+    "plausible_count",
     "is_valid_pass_hand",
     "make_rules",
 ]

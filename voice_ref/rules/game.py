@@ -353,6 +353,11 @@ class Game:
         """A hashable value; two snapshots are equal exactly when the states are identical."""
         return self._state
 
+    def aces_count_for(self, bid: Bid) -> bool:
+        """Whether aces would count for `bid` if the table counted now (not in a one-die
+        round, nor for a limpio bid or a bid on aces)."""
+        return _aces_count_for(self._state.round_type, bid)
+
     def minimum_bids(self) -> tuple[Bid, ...]:
         """The lowest legal bid of each kind for the player on turn; () when no bid is awaited."""
         s = self._state
@@ -724,6 +729,9 @@ def _next_active(s: _State, player: str) -> str:
 
 def _wild_aces(s: _State) -> bool:
     """Whether aces count for the bid's face when the table counts."""
-    bid = s.bid
-    assert bid is not None
-    return s.round_type is RoundType.NORMAL and not bid.clean and bid.face is not ACE
+    assert s.bid is not None
+    return _aces_count_for(s.round_type, s.bid)
+
+
+def _aces_count_for(round_type: RoundType, bid: Bid) -> bool:
+    return round_type is RoundType.NORMAL and not bid.clean and bid.face is not ACE
