@@ -11,9 +11,18 @@ from pathlib import Path
 from voice_ref.config import load_config
 from voice_ref.dialogue.referee import Referee
 from voice_ref.dialogue.setup import TableSetup
-from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent
+from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent, NumberIntent
+from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import game_view, make_decider, phrases_now, taken_back
+from voice_ref.voice.decision import (
+    Thresholds,
+    decide,
+    game_view,
+    make_decider,
+    phrases_now,
+    readings,
+    taken_back,
+)
 
 
 def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:
@@ -146,3 +155,57 @@ def test_a_doubtful_si_to_the_loops_question_is_asked_again(tmp_path: Path) -> N
     clear = Utterance((Hypothesis("sí", 0.9), Hypothesis("no", 0.1)), 0.0, 0.4,
                       free_text="Sí.", free_fluency=-0.3)
     assert decide(clear, referee, "yes_no").action == "accept"
+
+
+def test_a_bid_the_dice_cannot_hold_gives_way_to_the_plausible_one(tmp_path: Path) -> None:
+    """15 dice, "dos sextos" standing: "catorce cuadras" is "cuatro cuadras" misheard
+    (neither is a likely raise: the minimum is three)."""
+    referee = referee_at_a_bid(tmp_path, "dos sextos")
+    view = game_view(referee, referee.expecting)
+    heard = utt(("catorce cuadras", 0.5), ("cuatro cuadras", 0.4), ("qué calor", 0.1))
+    parser = Parser(list(referee.players))
+    assert decide(heard, parser, view=view, limits=Thresholds()).intent == BidIntent(4, 4)
+    off = Thresholds(implausible_nats=0.0)
+    assert decide(heard, parser, view=view, limits=off).intent == BidIntent(14, 4)
+
+
+def test_the_bid_ceiling_follows_the_bidding(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos sextos")
+    limits = Thresholds()
+    view = game_view(referee, referee.expecting)
+    assert view.implausible_nats(BidIntent(8, 6), limits) == 0.0  # 8.7 of 15 wild dice
+    assert view.implausible_nats(BidIntent(13, 6), limits) < -4.0
+    assert view.implausible_nats(BidIntent(6, 1), limits) < 0.0  # aces: 5.4 of 15
+    referee.handle_text("nueve sextos")  # the bidding is past the dice's ceiling
+    view = game_view(referee, referee.expecting)
+    assert view.implausible_nats(BidIntent(10, 6), limits) == 0.0  # the minimum raise
+    assert view.implausible_nats(BidIntent(11, 5), limits) == 0.0  # one over it
+    assert view.implausible_nats(BidIntent(13, 5), limits) == -2.0 * limits.implausible_nats
+
+
+def test_the_dice_move_mass_among_bids_never_to_table_talk(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos sextos")
+    view = game_view(referee, referee.expecting)
+    parser = Parser(list(referee.players))
+    ranked, _ = readings(utt(("trece sextos", 0.5), ("qué calor", 0.5)), parser, view,
+                         Thresholds())
+    assert [round(r.share, 6) for r in ranked] == [0.5, 0.5]
+
+
+def test_the_count_leans_on_the_odds_of_the_dice(tmp_path: Path) -> None:
+    """15 dice, aces wild: one sexto is 2 nats rarer than three (binomial)."""
+    referee = referee_at_a_bid(tmp_path, "dos sextos")
+    referee.handle_text("dudo")
+    assert referee.expecting == "count"
+    view = game_view(referee, referee.expecting)
+    assert max(view.count_logp.values()) == 0.0 and view.count_logp[5] == 0.0
+    heard = utt(("una", 0.5), ("tres", 0.4), ("qué calor", 0.1))
+    parser = Parser(list(referee.players))
+    assert decide(heard, parser, view=view, limits=Thresholds()).intent == NumberIntent(3)
+    off = Thresholds(count_prior=0.0)
+    assert decide(heard, parser, view=view, limits=off).intent == NumberIntent(1)
+
+
+def test_no_count_odds_outside_the_count(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos sextos")
+    assert game_view(referee, referee.expecting).count_logp == {}

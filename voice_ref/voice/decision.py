@@ -18,7 +18,11 @@ bench. Steps, for each utterance:
    table refused with "no" to "¿Dijiste …?" at this question (`Refusals`, kept by
    `TableDecider` until the game moves) loses `refused_penalty` nats per "no": it is not
    asked about again unless heard clearly. A prior, never a ban: a "sí" misheard as "no"
-   cannot lock the table out of its own call.
+   cannot lock the table out of its own call. A bid above what the dice on the table
+   plausibly hold (`GameView.ceilings`) loses `implausible_nats` per die over: "trece
+   sextos" after "dos sextos" at 15 dice is "tres sextos" misheard. Asked for the count,
+   `count_prior` x the binomial log-odds of each count against the likeliest one
+   (`GameView.count_logp`): at 15 dice, "una" sexto is 2.5 nats rarer than five.
 4. **Evidence against game speech** (`talk_evidence`): a fluent free transcript that
    parses as no game intent and is far from the chosen phrase both in spelling
    (rapidfuzz) and, unless Whisper is sure of it, in sound (`language.phonetic`: "Tuna"
@@ -66,8 +70,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -97,9 +101,10 @@ from voice_ref.language.spoken import spelled_out, syllables
 from voice_ref.language.text import fold, tokenize
 from voice_ref.language.vocabulary import FACE_WORDS
 from voice_ref.rules.bid import Bid
+from voice_ref.rules.counting import count_logp, plausible_count
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
-from voice_ref.voice.ports import RefereePort
+from voice_ref.voice.ports import GamePort, RefereePort
 
 if TYPE_CHECKING:
     from voice_ref.config import Config
@@ -182,6 +187,12 @@ class Thresholds:
     # (`GameView.refused`). Chosen on whole games of the DEV tuning voices
     # (BENCHMARKS.md, session 10).
     refused_penalty: float = 3.0
+    # Nats against a bid per die above its ceiling (`GameView.ceilings`). Chosen on whole
+    # games of the DEV tuning voices (BENCHMARKS.md, session 11); clips have no dice.
+    implausible_nats: float = 1.0
+    # Weight of the binomial prior on the count the table answers (`GameView.count_logp`).
+    # Chosen on whole games of the DEV tuning voices (BENCHMARKS.md, session 11).
+    count_prior: float = 0.5
 
 
 def _any_answer(_intent: Intent) -> bool:
@@ -210,6 +221,11 @@ class GameView:
     # The answer to the loop's own "¿Dijiste …?": a "no" there costs the table what the
     # question asked again costs (the call is said again), so nothing holds it back.
     confirming: bool = False
+    # Per (face, clean): the highest quantity a bid plausibly has now (`bid_ceilings`).
+    ceilings: Mapping[tuple[int, bool], float] = field(default_factory=dict)
+    # Asked for the count: per count, its binomial log-probability minus the likeliest
+    # count's (<= 0), from the dice on the table (the referee never sees them).
+    count_logp: Mapping[int, float] = field(default_factory=dict)
 
     @classmethod
     def of_context(cls, context: ListenContext, **kw) -> GameView:  # noqa: ANN003
@@ -238,6 +254,21 @@ class GameView:
         """What the table's "no"s at this question say against `intent` (nats, <= 0)."""
         bare = _bare(intent)
         return -limits.refused_penalty * self.refused.count(bare)
+
+    def implausible_nats(self, intent: Intent, limits: Thresholds) -> float:
+        """What the dice on the table say against a bid this high (nats, <= 0)."""
+        if not isinstance(intent, (BidIntent, CorrectionIntent)):
+            return 0.0
+        ceiling = self.ceilings.get((intent.face, intent.clean))
+        if ceiling is None or intent.quantity <= ceiling:
+            return 0.0
+        return -limits.implausible_nats * (intent.quantity - ceiling)
+
+    def count_nats(self, intent: Intent, limits: Thresholds) -> float:
+        """What the odds of the dice say about a count this far from the likeliest."""
+        if not isinstance(intent, NumberIntent):
+            return 0.0
+        return limits.count_prior * self.count_logp.get(intent.value, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,7 +354,7 @@ def readings(
         elif intent is not None and text in closest:
             weight += limits.sound_agree
         out.append(Reading(intent, score * math.exp(weight), text, agrees))
-    out = _likely_first(out, view, limits.raise_prior)
+    out = _game_prior(out, view, limits)
     total = sum(r.share for r in out)
     if total <= 0:
         return [], free_intent
@@ -331,16 +362,20 @@ def readings(
     return sorted(out, key=lambda r: -r.share), free_intent
 
 
-def _likely_first(out: list[Reading], view: GameView, nats: float) -> list[Reading]:
+def _game_prior(out: list[Reading], view: GameView, limits: Thresholds) -> list[Reading]:
     """The game's prior moves mass among the game readings only: a likely answer (a
-    minimum raise, a dudo over a bid) is likelier than a far-fetched one, but what the
-    game expects says nothing about whether the audio was game speech at all, so table
-    talk keeps its share ("dudo" 0.52 against talk 0.48 is still asked about)."""
+    minimum raise, a dudo over a bid) is likelier than a far-fetched one, and a bid the
+    dice cannot plausibly hold unlikelier, but what the game expects says nothing about
+    whether the audio was game speech at all, so table talk keeps its share ("dudo" 0.52
+    against talk 0.48 is still asked about)."""
+
+    def nats(intent: Intent) -> float:
+        likely = limits.raise_prior if view.is_likely(intent) else 0.0
+        return likely + view.implausible_nats(intent, limits) + view.count_nats(intent, limits)
+
     game = sum(r.share for r in out if r.intent is not None)
     lifted = [
-        replace(r, share=r.share * math.exp(nats))
-        if r.intent is not None and view.is_likely(r.intent)
-        else r
+        replace(r, share=r.share * math.exp(nats(r.intent))) if r.intent is not None else r
         for r in out
     ]
     lifted_game = sum(r.share for r in lifted if r.intent is not None)
@@ -796,9 +831,14 @@ def game_view(
         kinds = CONFIRMATION_KINDS
     game = referee.game
     likely: frozenset[Intent] = frozenset()
+    ceilings: dict[tuple[int, bool], float] = {}
     if expecting == Expecting.TURN:
         standing = None if game.bid is None else _bid_intent(game.bid)
         likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
+        ceilings = bid_ceilings(game)
+    odds: dict[int, float] = {}
+    if expecting == Expecting.COUNT and game.challenge is not None:
+        odds = count_odds(game.dice_on_table, wild_aces=game.challenge.wild_aces)
     own = expecting == referee.expecting  # not the answer to a question of the loop
     nos = refusals if own and refusals is not None else Refusals(0, expecting)
     return GameView(
@@ -812,7 +852,29 @@ def game_view(
         refused=nos.refused,
         wary=own and (nos.corrected or referee.corrected()),
         confirming=not own,
+        ceilings=ceilings,
+        count_logp=odds,
     )
+
+
+def count_odds(dice: int, *, wild_aces: bool) -> dict[int, float]:
+    """Per possible count, its log-probability against the likeliest count's (<= 0)."""
+    logp = {k: count_logp(k, dice, wild_aces=wild_aces) for k in range(dice + 1)}
+    top = max(logp.values())
+    return {k: v - top for k, v in logp.items()}
+
+
+def bid_ceilings(game: GamePort) -> dict[tuple[int, bool], float]:
+    """Per (face, clean) of each legal raise: the most a bid plausibly says now, the
+    dice's `plausible_count`, or one over the minimum raise when the bidding is already
+    past it (a high standing bid must not make every raise implausible)."""
+    dice = game.dice_on_table
+    return {
+        (int(low.face), low.clean): max(
+            plausible_count(dice, wild_aces=game.aces_count_for(low)), low.quantity + 1
+        )
+        for low in game.minimum_bids()
+    }
 
 
 def taken_back(referee: RefereePort) -> Intent | None:

@@ -15,6 +15,7 @@ from voice_ref.language.intents import Intent
 from voice_ref.language.inventory import Phrase
 from voice_ref.rules.bid import Bid
 from voice_ref.rules.faces import Face
+from voice_ref.rules.game import Challenge
 from voice_ref.rules.moves import Move
 from voice_ref.voice.display import TableView
 
@@ -40,6 +41,15 @@ class GamePort(Protocol):
 
     def minimum_bids(self) -> Sequence[Bid]:
         """The lowest legal raises over the standing bid."""
+        ...
+
+    @property
+    def challenge(self) -> Challenge | None:
+        """The dudo / calzo / doubted pass waiting for the count, if any."""
+        ...
+
+    def aces_count_for(self, bid: Bid) -> bool:
+        """Whether aces would count for `bid` if the table counted now."""
         ...
 
     @property
