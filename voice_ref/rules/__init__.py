@@ -76,7 +76,7 @@ __all__ = [
     "classify_pass_hand",
     "count_logp",
     "count_matching",
-    "plausible_count",
     "is_valid_pass_hand",
     "make_rules",
+    "plausible_count",
 ]

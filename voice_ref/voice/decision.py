@@ -834,8 +834,9 @@ def game_view(
     ceilings: dict[tuple[int, bool], float] = {}
     if expecting == Expecting.TURN:
         standing = None if game.bid is None else _bid_intent(game.bid)
-        likely = likely_raises(standing, map(_bid_intent, game.minimum_bids()))
-        ceilings = bid_ceilings(game)
+        minimums = game.minimum_bids()
+        likely = likely_raises(standing, map(_bid_intent, minimums))
+        ceilings = bid_ceilings(game, minimums)
     odds: dict[int, float] = {}
     if expecting == Expecting.COUNT and game.challenge is not None:
         odds = count_odds(game.dice_on_table, wild_aces=game.challenge.wild_aces)
@@ -864,16 +865,17 @@ def count_odds(dice: int, *, wild_aces: bool) -> dict[int, float]:
     return {k: v - top for k, v in logp.items()}
 
 
-def bid_ceilings(game: GamePort) -> dict[tuple[int, bool], float]:
-    """Per (face, clean) of each legal raise: the most a bid plausibly says now, the
-    dice's `plausible_count`, or one over the minimum raise when the bidding is already
-    past it (a high standing bid must not make every raise implausible)."""
+def bid_ceilings(game: GamePort, minimums: Iterable[Bid]) -> dict[tuple[int, bool], float]:
+    """Per (face, clean) of each legal raise (`minimums`, the game's minimum bids): the most
+    a bid plausibly says now, the dice's `plausible_count`, or one over the minimum raise
+    when the bidding is already past it (a high standing bid must not make every raise
+    implausible)."""
     dice = game.dice_on_table
     return {
         (int(low.face), low.clean): max(
             plausible_count(dice, wild_aces=game.aces_count_for(low)), low.quantity + 1
         )
-        for low in game.minimum_bids()
+        for low in minimums
     }
 
 
