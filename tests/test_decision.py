@@ -607,3 +607,39 @@ def test_a_doubted_si_to_the_loops_question_needs_its_own_share(
     view = replace(CONFIRMING, confirming=confirming)
     heard = utt(("sí", share), ("no", 1 - share), free=free, fluency=-1.7)
     assert decide(heard, PARSER, view=view, limits=limits).action == action
+
+
+# -- every phrasing of a reading counts: "dudo dudo" scored best for a lone "dudo" ------------
+
+
+@pytest.mark.parametrize(
+    ("hyps", "action"),
+    [
+        # "Duna" sounds like "dudo", not like "dudo dudo" (half of it): the lone phrasing
+        # in the n-best is what the transcript is compared with
+        ([("dudo dudo", 0.9), ("dudo", 0.05)], "accept"),
+        ([("dudo dudo", 0.95)], "confirm"),  # no shorter phrasing heard: still evidence
+    ],
+)
+def test_the_free_transcript_is_compared_with_the_closest_phrasing(
+    hyps: list[tuple[str, float]], action: str
+) -> None:
+    limits = replace(SOUNDS, sound_alike=0.75, fluent=-0.8)
+    heard = utt(*hyps, ("Duna", 0.05), free="Duna", fluency=-2.0)
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits, lexicon=WORDS)
+    assert d.action == action and d.intent == DudoIntent()
+
+
+@pytest.mark.parametrize(
+    ("hyps", "action"),
+    [
+        ([("dudo dudo", 0.9), ("dudo", 0.05)], "accept"),  # "dudo" fits 0.2 s of speech
+        ([("dudo dudo", 0.95)], "confirm"),  # 4 syllables do not
+    ],
+)
+def test_the_speech_length_is_checked_against_the_phrasing_that_fits(
+    hyps: list[tuple[str, float]], action: str
+) -> None:
+    heard = utt(*hyps, ("x", 0.05), end=0.2)
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
+    assert d.action == action and d.intent == DudoIntent()

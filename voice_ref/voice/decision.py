@@ -4,8 +4,11 @@ The same rules serve every backend (Vosk, Whisper) and both the live loop and th
 bench. Steps, for each utterance:
 
 1. **Readings.** Each hypothesis is parsed; hypotheses reading as the same intent pool
-   their scores. The backend's free transcript (`Utterance.free_text`), when it is one of
-   the hypotheses, is the "table talk" reading unless it parses as a game intent.
+   their scores, and the reading keeps every phrasing (`Reading.phrasings`): the
+   evidence of step 4 looks at the phrasing that fits the audio best (a lone "dudo"
+   often scores best as "dudo dudo"). The backend's free transcript
+   (`Utterance.free_text`), when it is one of the hypotheses, is the "table talk"
+   reading unless it parses as a game intent.
 2. **What the game allows** (`GameView`). A reading that cannot answer now (a bare
    number while a bid is expected, a count or bid above the dice on the table, the call
    just taken back with "me equivoqué") is no candidate: it is dropped and the rest
@@ -277,6 +280,15 @@ class Reading:
     share: float
     text: str
     from_free: bool = False  # the free transcript reads as this intent
+    # Every phrasing of this reading in the n-best, best first ("dudo dudo", "dudo",
+    # "yo dudo"): the evidence about what was said compares the free transcript and the
+    # speech's length with the phrasing that fits best, not only with the best-scored one
+    # (a lone "dudo" often scores best as "dudo dudo", which "Duna" is half of).
+    texts: tuple[str, ...] = ()
+
+    @property
+    def phrasings(self) -> tuple[str, ...]:
+        return self.texts or (self.text,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,11 +315,10 @@ def _is_name(intent: Intent | None) -> bool:
     return isinstance(intent, NameOnlyIntent) and intent.player is not None
 
 
-def ranked_intents(
-    utterance: Utterance, parser: TextParser
-) -> list[tuple[Intent | None, float, str]]:
-    """(intent or None, pooled score, best text) per distinct reading, best first."""
-    pooled: dict[str, tuple[Intent | None, float, str]] = {}
+def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
+    """One reading per distinct intent of the n-best (table talk: one per text), its
+    share the pooled score, best first."""
+    pooled: dict[str, Reading] = {}
     for hyp in utterance.hypotheses:
         intent = parser.parse(hyp.text).intent if hyp.text.strip() else None
         # "Beto, dudo" and "dudo" are one action: they pool, the best phrasing names it.
@@ -316,10 +327,10 @@ def ranked_intents(
             key += str(intent.player)
         old = pooled.get(key)
         if old is None:
-            pooled[key] = (intent, hyp.score, hyp.text)
+            pooled[key] = Reading(intent, hyp.score, hyp.text, texts=(hyp.text,))
         else:
-            pooled[key] = (old[0], old[1] + hyp.score, old[2])
-    return sorted(pooled.values(), key=lambda item: -item[1])
+            pooled[key] = replace(old, share=old.share + hyp.score, texts=(*old.texts, hyp.text))
+    return sorted(pooled.values(), key=lambda r: -r.share)
 
 
 def readings(
@@ -335,9 +346,10 @@ def readings(
         free_intent = None  # "Para." spelled near "Ana" is no name
     out: list[Reading] = []
     ranked = ranked_intents(utterance, parser)
-    before = sum(score for _, score, _ in ranked)  # kept: a backend's n-best may not sum to 1
+    before = sum(r.share for r in ranked)  # kept: a backend's n-best may not sum to 1
     closest = sounding_closest(free, ranked, limits) if limits.sound_agree else frozenset()
-    for intent, score, text in ranked:
+    for reading in ranked:
+        intent, text = reading.intent, reading.text
         if intent is not None and not view.possible(intent):
             if text.strip() != free:
                 continue  # no candidate now
@@ -353,7 +365,11 @@ def readings(
             weight += limits.free_agree
         elif intent is not None and text in closest:
             weight += limits.sound_agree
-        out.append(Reading(intent, score * math.exp(weight), text, agrees))
+        out.append(
+            replace(
+                reading, intent=intent, share=reading.share * math.exp(weight), from_free=agrees
+            )
+        )
     out = _game_prior(out, view, limits)
     total = sum(r.share for r in out)
     if total <= 0:
@@ -386,13 +402,13 @@ def _game_prior(out: list[Reading], view: GameView, limits: Thresholds) -> list[
 
 
 def sounding_closest(
-    free: str, ranked: list[tuple[Intent | None, float, str]], limits: Thresholds
+    free: str, ranked: list[Reading], limits: Thresholds
 ) -> frozenset[str]:
     """The texts of the game readings the free transcript sounds most like, if at least
     `sound_alike` ("Y sextos": "10 sextos" rather than "7 sextos")."""
     if not free:
         return frozenset()
-    sims = {text: sound_similarity(free, text) for intent, _, text in ranked if intent}
+    sims = {r.text: sounds_like(free, r) for r in ranked if r.intent}
     best = max(sims.values(), default=0.0)
     if best < limits.sound_alike:
         return frozenset()
@@ -412,6 +428,11 @@ def similarity(a: str, b: str) -> float:
     """0..1: how alike two transcripts are, ignoring case, accents and punctuation."""
     a, b = (re.sub(r"[^\w ]", "", fold(x)).strip() for x in (a, b))
     return fuzz.ratio(a, b) / 100.0
+
+
+def sounds_like(free: str, reading: Reading) -> float:
+    """How alike the free transcript sounds to the reading's closest phrasing."""
+    return max(sound_similarity(free, text) for text in reading.phrasings)
 
 
 def sounds_like_name(free: str, intent: Intent, limits: Thresholds) -> bool:
@@ -455,11 +476,11 @@ def doubted_by_words(
     fluency = utterance.free_fluency
     if best.from_free or free_intent is not None or isinstance(best.intent, NumberIntent):
         return ""
-    if opens(free, best.text):
+    if any(opens(free, text) for text in best.phrasings):
         return ""
     if fluency is None or fluency < limits.fluent_doubted or not _has_word(free):
         return ""
-    if sound_similarity(free, best.text) >= limits.sound_alike:
+    if sounds_like(free, best) >= limits.sound_alike:
         return ""
     return f"free transcript {free!r} is other words than {best.text!r}"
 
@@ -478,7 +499,7 @@ def talk_evidence(
     if best.from_free:
         return ""
     free = utterance.free_text.strip()
-    if opens(free, best.text):
+    if any(opens(free, text) for text in best.phrasings):
         return ""
     count = isinstance(best.intent, NumberIntent)  # asked "¿cuántas hay?": mostly answers
     if count and re.search(r"\d", free):
@@ -497,14 +518,15 @@ def talk_evidence(
     sounds_alike = (
         utterance.free_fluency is not None
         and utterance.free_fluency < limits.sound_fluent
-        and sound_similarity(free, best.text) >= limits.sound_alike
+        and sounds_like(free, best) >= limits.sound_alike
     )
-    if fluent and similarity(free, best.text) < limits.talk_similarity and not sounds_alike:
+    spelled_alike = max(similarity(free, text) for text in best.phrasings)
+    if fluent and spelled_alike < limits.talk_similarity and not sounds_alike:
         return f"free transcript {free!r} is no game phrase"
     speech_s = utterance.end_s - utterance.start_s
-    if (
-        speech_s > 0
-        and duration_logp(syllables(spelled_out(best.text)), speech_s) < limits.duration_logp
+    if speech_s > 0 and all(
+        duration_logp(syllables(spelled_out(text)), speech_s) < limits.duration_logp
+        for text in best.phrasings
     ):
         return f"{best.text!r} does not fit {speech_s:.2f} s of speech"
     return ""
