@@ -193,3 +193,29 @@ def test_replay_decides_again_from_recorded_recognizer_output() -> None:
     # The bare numbers cannot answer a turn: the bid keeps the whole mass.
     assert again["correct"] and again["got"] == row["expected"]
     assert again["latency_ms"] == 500.0 and again["split"] == "tuning"
+
+
+def test_replay_keeps_the_phrasings_the_backend_pooled() -> None:
+    from voice_ref.config import Config
+    from voice_ref.language.inventory import PhraseInventory
+    from voice_ref.voice.bench import replay
+    from voice_ref.voice.decision import bench_decider
+
+    # Whisper's "dudo dudo" for a lone espeak "dudo", written "Duna": it sounds like the
+    # "dudo" pooled under it, not like "dudo dudo" (the default thresholds decide).
+    utterance = {"start_s": 0.3, "end_s": 0.9, "free": "Duna", "fluency": -2.0,
+                 "hypotheses": [["dudo dudo", 0.98], ["Duna", 0.02]]}
+    row = {"file": "wav/d0002.wav", "text": "dudo", "voice": "es+m1",
+           "expected": {"type": "dudo"}, "noise": None, "snr": None, "category": "command",
+           "expecting": "turn", "split": "tuning", "latency_ms": 400.0, "busy_s": 0.5,
+           "audio_s": 1.2}
+    players = ["Ana", "Beto"]
+
+    def decided(utt: dict) -> dict:
+        (again,) = replay([{**row, "utterances": [utt]}], bench_decider(Config(), players),
+                          PhraseInventory(players))
+        return again
+
+    assert decided({**utterance, "phrasings": {"dudo dudo": ["dudo"]}})["correct"]
+    plain = decided(utterance)
+    assert not plain["correct"] and plain["confirmed"] == [{"type": "dudo"}]

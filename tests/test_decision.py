@@ -612,29 +612,48 @@ def test_a_doubted_si_to_the_loops_question_needs_its_own_share(
 # -- every phrasing of a reading counts: "dudo dudo" scored best for a lone "dudo" ------------
 
 
+def pooled(text: str, score: float, *phrasings: str) -> Utterance:
+    """One dudo reading as a backend pools it, and table talk for the rest."""
+    return Utterance((Hypothesis(text, score, phrasings=phrasings), Hypothesis("x", 1 - score)),
+                     0.0, 1.0)  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    ("hyps", "action"),
+    ("phrasings", "action"),
     [
-        # "Duna" sounds like "dudo", not like "dudo dudo" (half of it): the lone phrasing
-        # in the n-best is what the transcript is compared with
-        ([("dudo dudo", 0.9), ("dudo", 0.05)], "accept"),
-        ([("dudo dudo", 0.95)], "confirm"),  # no shorter phrasing heard: still evidence
+        # "Duna" sounds like "dudo", not like "dudo dudo" (half of it): the phrasing the
+        # backend pooled under the best one is what the transcript is compared with
+        (("dudo",), "accept"),
+        ((), "confirm"),  # no shorter phrasing heard: still evidence
     ],
 )
 def test_the_free_transcript_is_compared_with_the_closest_phrasing(
-    hyps: list[tuple[str, float]], action: str
+    phrasings: tuple[str, ...], action: str
 ) -> None:
     limits = replace(SOUNDS, sound_alike=0.75, fluent=-0.8)
-    heard = utt(*hyps, ("Duna", 0.05), free="Duna", fluency=-2.0)
+    heard = replace(pooled("dudo dudo", 0.95, *phrasings), free_text="Duna", free_fluency=-2.0)
     d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits, lexicon=WORDS)
     assert d.action == action and d.intent == DudoIntent()
 
 
+def test_spelling_is_compared_with_the_best_phrasing_only() -> None:
+    # A fluent "nuevos" is near the spelled-out "nueve dones" pooled under "9 dones", but
+    # spelling has no fluency guard: it stays evidence of table talk.
+    heard = Utterance(
+        (Hypothesis("9 dones", 0.9, phrasings=("nueve dones",)), Hypothesis("nuevos", 0.1)),
+        0.0, 0.6, free_text="nuevos", free_fluency=-0.3,
+    )  # fmt: skip
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
+    assert d.action == "confirm" and "no game phrase" in d.why
+
+
 @pytest.mark.parametrize(
     ("hyps", "action"),
     [
-        ([("dudo dudo", 0.9), ("dudo", 0.05)], "accept"),  # "dudo" fits 0.2 s of speech
-        ([("dudo dudo", 0.95)], "confirm"),  # 4 syllables do not
+        # "dudo" fits 0.2 s of speech, 4 syllables do not; as separate hypotheses (a
+        # backend that does not pool: Vosk's n-best) or pooled
+        ([("dudo dudo", 0.9), ("dudo", 0.05)], "accept"),
+        ([("dudo dudo", 0.95)], "confirm"),
     ],
 )
 def test_the_speech_length_is_checked_against_the_phrasing_that_fits(
@@ -643,3 +662,5 @@ def test_the_speech_length_is_checked_against_the_phrasing_that_fits(
     heard = utt(*hyps, ("x", 0.05), end=0.2)
     d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
     assert d.action == action and d.intent == DudoIntent()
+    together = replace(pooled("dudo dudo", 0.95, *(t for t, _ in hyps[1:])), end_s=0.2)
+    assert decide(together, PARSER, view=GameView(kinds=TURN), limits=LIMITS).action == action

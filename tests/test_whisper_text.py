@@ -11,7 +11,7 @@ from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.spoken import syllables
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.phrase_search import Candidate, build_trie, first_tokens
-from voice_ref.voice.asr.whisper_backend import _digit_variant, loop_cut
+from voice_ref.voice.asr.whisper_backend import _digit_variant, _posteriors, loop_cut
 
 
 @pytest.mark.parametrize(
@@ -94,3 +94,17 @@ def test_first_tokens_cover_every_word_of_the_trie() -> None:
     root = build_trie(cands, ["Ana"])
     spell = {"Ana,": [1, 2], "cinco": [3], "quinas": [4, 5], "Dudo": [6]}
     assert first_tokens(root, spell.__getitem__) == {1, 3, 4, 6}
+
+
+def test_phrasings_of_one_intent_pool_and_ride_along_likeliest_first() -> None:
+    scored = [
+        (Candidate("dudo dudo", DudoIntent()), 2.0),
+        (Candidate("Tuna", None), 0.0),
+        (Candidate("dudo", DudoIntent()), 1.0),
+        (Candidate("yo dudo", DudoIntent()), -1.0),
+    ]
+    best, talk = _posteriors(scored)
+    assert best.text == "dudo dudo" and best.phrasings == ("dudo", "yo dudo")
+    assert talk.text == "Tuna" and talk.phrasings == ()
+    assert best.score + talk.score == pytest.approx(1.0, abs=1e-3)
+    assert best.score > 0.85  # e^2 + e^1 + e^-1 of e^2 + e^1 + e^0 + e^-1

@@ -217,6 +217,7 @@ def _utterance_record(utt: Utterance) -> dict:
         "free": utt.free_text,
         "fluency": utt.free_fluency,
         "hypotheses": [(h.text, h.score) for h in utt.hypotheses],
+        "phrasings": {h.text: list(h.phrasings) for h in utt.hypotheses if h.phrasings},
         "scored": utt.extra.get("scored", []),
         "compute_ms": utt.extra.get("compute_ms"),
         # Compute that does not depend on the load (Whisper; None for other backends):
@@ -288,7 +289,10 @@ def replay(rows: list[dict[str, Any]], make_decider, inventory) -> list[dict[str
         decide = make_decider(context(expecting))
         utterances = [
             Utterance(
-                tuple(Hypothesis(t, s) for t, s in u["hypotheses"]),
+                tuple(
+                    Hypothesis(t, s, phrasings=tuple(u.get("phrasings", {}).get(t, ())))
+                    for t, s in u["hypotheses"]
+                ),
                 u["start_s"],
                 u["end_s"],
                 free_text=u["free"],

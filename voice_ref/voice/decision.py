@@ -327,9 +327,10 @@ def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
             key += str(intent.player)
         old = pooled.get(key)
         if old is None:
-            pooled[key] = Reading(intent, hyp.score, hyp.text, texts=(hyp.text,))
+            pooled[key] = Reading(intent, hyp.score, hyp.text, texts=(hyp.text, *hyp.phrasings))
         else:
-            pooled[key] = replace(old, share=old.share + hyp.score, texts=(*old.texts, hyp.text))
+            texts = (*old.texts, hyp.text, *hyp.phrasings)
+            pooled[key] = replace(old, share=old.share + hyp.score, texts=texts)
     return sorted(pooled.values(), key=lambda r: -r.share)
 
 
@@ -520,8 +521,9 @@ def talk_evidence(
         and utterance.free_fluency < limits.sound_fluent
         and sounds_like(free, best) >= limits.sound_alike
     )
-    spelled_alike = max(similarity(free, text) for text in best.phrasings)
-    if fluent and spelled_alike < limits.talk_similarity and not sounds_alike:
+    # Spelling is compared with the best phrasing only: it has no fluency guard, and a
+    # fluent "nuevos" is near the spelled-out "nueve dones" pooled under "9 dones".
+    if fluent and similarity(free, best.text) < limits.talk_similarity and not sounds_alike:
         return f"free transcript {free!r} is no game phrase"
     speech_s = utterance.end_s - utterance.start_s
     if speech_s > 0 and all(

@@ -34,6 +34,10 @@ class Hypothesis:
     text: str
     score: float
     words: tuple[WordTiming, ...] = ()
+    # Other texts of the same reading the backend pooled into this one, likeliest first
+    # ("dudo" under "dudo dudo"): the decision layer weighs its evidence against the one
+    # that fits the audio best.
+    phrasings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,7 @@ MAX_FREE_TOKENS = 24
 # from earlier is a loop (`loop_cut`).
 LOOP_TAIL_MIN = 3
 PROMPT_PHRASES = 8
+PHRASINGS = 4  # other phrasings of a hypothesis passed on (`Hypothesis.phrasings`)
 END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder call)
 BOUND_MARGIN = 8.0  # nats: alternatives this far below the best add < 0.1% to posteriors
 GARBAGE_PENALTY = 18.0  # nats against the free transcript (BENCHMARKS.md, "Thresholds")
@@ -692,18 +693,21 @@ def _prompt_text(cands: list[Candidate], n: int = PROMPT_PHRASES) -> str:
 
 
 def _posteriors(scored: list[tuple[Candidate, float]]) -> list[Hypothesis]:
-    """Softmax over the scored phrases; phrasings of one intent pool their mass."""
+    """Softmax over the scored phrases; phrasings of one intent pool their mass, the
+    likeliest names the hypothesis and the next `PHRASINGS` ride along."""
     if not scored:
         return []
     logp = np.array([lp for _, lp in scored])
     p = np.exp(logp - logp.max())
     p /= p.sum()
-    pooled: dict[str, tuple[float, str, float]] = {}
+    pooled: dict[str, list[tuple[float, str]]] = {}
     for (c, _), pi in zip(scored, p, strict=True):
         key = repr(c.intent.to_json()) if c.intent else "free:" + c.text
-        total, text, best = pooled.get(key, (0.0, c.text, -1.0))
-        if pi > best:
-            text, best = c.text, pi
-        pooled[key] = (total + float(pi), text, best)
-    hyps = [Hypothesis(text, round(total, 4)) for total, text, _ in pooled.values()]
+        pooled.setdefault(key, []).append((float(pi), c.text))
+    hyps = []
+    for texts in pooled.values():
+        texts.sort(key=lambda t: -t[0])
+        others = tuple(dict.fromkeys(t for _, t in texts[1:] if t != texts[0][1]))
+        total = round(sum(pi for pi, _ in texts), 4)
+        hyps.append(Hypothesis(texts[0][1], total, phrasings=others[:PHRASINGS]))
     return sorted(hyps, key=lambda h: -h.score)
