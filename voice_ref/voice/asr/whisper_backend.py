@@ -38,8 +38,10 @@ fits the audio. So, per utterance:
    ends a phrase if end-of-text follows it: "Camila. Ocho tontos."), and every
    phrase a duration score: its syllables must fit the speech the VAD measured.
 6. A softmax over the complete phrases and the free transcript gives each
-   hypothesis' share. Table talk leaves the mass on the free transcript, which the
-   parser reads as no game action.
+   hypothesis' share. Phrasings of one intent pool their mass under the likeliest;
+   the next few ride along (`Hypothesis.phrasings`: "dudo" under "dudo dudo"). Table
+   talk leaves the mass on the free transcript, which the parser reads as no game
+   action.
 """
 
 from __future__ import annotations
