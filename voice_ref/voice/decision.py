@@ -425,6 +425,11 @@ def opens(free: str, reading: str) -> bool:
     return bool(words) and tokenize(spelled_out(reading))[: len(words)] == words
 
 
+def opens_any(free: str, reading: Reading) -> bool:
+    """Whether the free transcript is the first words of any of the reading's phrasings."""
+    return any(opens(free, text) for text in reading.phrasings)
+
+
 def similarity(a: str, b: str) -> float:
     """0..1: how alike two transcripts are, ignoring case, accents and punctuation."""
     a, b = (re.sub(r"[^\w ]", "", fold(x)).strip() for x in (a, b))
@@ -477,7 +482,7 @@ def doubted_by_words(
     fluency = utterance.free_fluency
     if best.from_free or free_intent is not None or isinstance(best.intent, NumberIntent):
         return ""
-    if any(opens(free, text) for text in best.phrasings):
+    if opens_any(free, best):
         return ""
     if fluency is None or fluency < limits.fluent_doubted or not _has_word(free):
         return ""
@@ -500,7 +505,7 @@ def talk_evidence(
     if best.from_free:
         return ""
     free = utterance.free_text.strip()
-    if any(opens(free, text) for text in best.phrasings):
+    if opens_any(free, best):
         return ""
     count = isinstance(best.intent, NumberIntent)  # asked "¿cuántas hay?": mostly answers
     if count and re.search(r"\d", free):
