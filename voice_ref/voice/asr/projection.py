@@ -18,12 +18,19 @@ one 8-bit grid for the whole input (its min and max), so each row is first scale
 largest magnitude of 1 and two constant columns (-1 and +1, against zero weights) pin the
 grid; the exact logits are capped per row. The text prior prepared in batches of 64 and
 the same prefix scored alone in an answer then agree exactly.
+
+The weights use 7 bits (-63..63), not 8. Without VNNI, onnxruntime's x86 kernel multiplies
+uint8 activations by int8 weights with AVX2's `vpmaddubsw`, which adds two products into a
+*saturating* int16: 2 x 255 x 127 overflows it, 2 x 255 x 63 does not. With 8-bit weights an
+AVX2-only CPU (an AMD EPYC here, many laptops) was off by up to 21 nats a row, while a VNNI
+CPU was exact; with 7 bits every CPU computes the same integers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+WEIGHT_LEVELS = 63  # largest int8 weight: 7 bits, so AVX2's int16 pair sums never saturate
 EXACT_MARGIN = 3.0  # nats below a row's best int8 logit: recomputed in float32
 EXACT_MAX = 64  # at most this many exact logits a row (a flat row has hundreds)
 PROJECTION_ROWS = 64  # rows at once: the [rows, vocab] logits are 13 MB for 64 rows
@@ -40,14 +47,14 @@ class VocabularyNormalizer:
         import onnxruntime
 
         self.embeddings = embeddings
-        scales = np.abs(embeddings).max(axis=1).astype(np.float32) / 127.0
+        scales = np.abs(embeddings).max(axis=1).astype(np.float32) / WEIGHT_LEVELS
         scales[scales == 0] = 1.0
         # [d + 2, vocab], as the graph reads it; the last two rows (zero) meet the grid's
         # pinning columns (module docstring).
         weight = np.zeros((embeddings.shape[1] + 2, embeddings.shape[0]), np.int8)
         for lo in range(0, len(embeddings), 4096):  # no float32 copy of the whole matrix
             part = embeddings[lo : lo + 4096].astype(np.float32) / scales[lo : lo + 4096, None]
-            weight[:-2, lo : lo + 4096] = np.clip(np.rint(part), -127, 127).T
+            weight[:-2, lo : lo + 4096] = np.clip(np.rint(part), -WEIGHT_LEVELS, WEIGHT_LEVELS).T
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

@@ -254,9 +254,11 @@ class WhisperDecoder:
 
     @property
     def normalizer(self) -> str:
-        """How `log_normalizer` is computed ("int8" or "float32"): stored values that
-        depend on it (the text prior on disk) name it, so one is never read as the other."""
-        return "float32" if self._normalizer is None else "int8"
+        """How `log_normalizer` is computed ("int8-w7" or "float32"): stored values that
+        depend on it (the text prior on disk) name it, so one is never read as the other.
+        "int8-w7": 7-bit weights (`projection`); a store made with 8-bit ones ("int8") is
+        not read, it may hold values an AVX2-only CPU got wrong."""
+        return "float32" if self._normalizer is None else "int8-w7"
 
     @property
     def embeddings(self) -> np.ndarray:
