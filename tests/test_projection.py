@@ -81,3 +81,25 @@ def test_a_flat_row_takes_the_largest_logits_exactly(table: np.ndarray) -> None:
     hidden = np.zeros((2, table.shape[1]), np.float32)  # every logit 0: log(vocab)
     out = VocabularyNormalizer(table, threads=1)(hidden)
     assert out == pytest.approx(np.log(len(table)), abs=1e-3)
+
+
+def test_its_self_check_is_small_when_the_kernel_is_right(table: np.ndarray) -> None:
+    from voice_ref.voice.asr.whisper_decoder import NORMALIZER_TOLERANCE
+
+    assert VocabularyNormalizer(table, threads=1).max_error() < NORMALIZER_TOLERANCE / 2
+
+
+def test_its_self_check_sees_a_kernel_that_overflows(
+    table: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in for a saturating kernel, off by 5 nats on dense rows only (where the
+    int16 pair sums overflow), is caught by the dense probe rows."""
+    norm = VocabularyNormalizer(table, threads=1)
+    honest = norm._rows
+
+    def overflowing(hidden: np.ndarray) -> np.ndarray:
+        dense = np.abs(hidden).min(axis=1) > 0.5 * np.abs(hidden).max(axis=1)
+        return honest(hidden) + np.where(dense, 5.0, 0.0).astype(np.float32)
+
+    monkeypatch.setattr(norm, "_rows", overflowing)
+    assert norm.max_error() > 4.0

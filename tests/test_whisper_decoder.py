@@ -241,3 +241,21 @@ def test_the_int8_normalizer_is_close_to_float32_on_real_hidden_states(whisper) 
     error = np.abs(rec._decoder.log_normalizer(hidden) - dec.exact_log_normalizer(hidden))
     assert error.mean() < 0.06
     assert error.max() < 0.4
+
+
+def test_a_normalizer_that_fails_its_check_gives_way_to_float32(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a CPU whose int8 kernel is wrong the decoder still scores right, in float32,
+    and says why it is slower."""
+    if not (MODEL / "model.bin").exists():
+        pytest.skip("models/whisper-base missing: run `voice-ref models install whisper-base`")
+    from voice_ref.voice.asr import projection
+
+    monkeypatch.setattr(projection.VocabularyNormalizer, "max_error", lambda self: 3.0)
+    with caplog.at_level("WARNING"):
+        decoder = WhisperDecoder(MODEL)
+    assert decoder.normalizer == "float32"
+    assert "off by 3.00 nats" in caplog.text
+    monkeypatch.setattr(projection.VocabularyNormalizer, "max_error", lambda self: 0.01)
+    assert WhisperDecoder(MODEL).normalizer == "int8-w7"

@@ -22,8 +22,14 @@ the same prefix scored alone in an answer then agree exactly.
 The weights use 7 bits (-63..63), not 8. Without VNNI, onnxruntime's x86 kernel multiplies
 uint8 activations by int8 weights with AVX2's `vpmaddubsw`, which adds two products into a
 *saturating* int16: 2 x 255 x 127 overflows it, 2 x 255 x 63 does not. With 8-bit weights an
-AVX2-only CPU (an AMD EPYC here, many laptops) was off by up to 21 nats a row, while a VNNI
-CPU was exact; with 7 bits every CPU computes the same integers.
+AVX2-only CPU (an AMD EPYC here, many laptops) was off by up to 21 nats on the tests' dense
+synthetic rows, while a VNNI CPU was exact. The decoder's real hidden states sit near the
+grid's middle and did not overflow (813 rows of six DEV clips: mean error 0.024 nats with
+either width, BENCHMARKS.md session 13), but nothing guaranteed it; with 7 bits every CPU
+computes the same integers. Other kernels (other
+CPUs, other onnxruntime releases) are not taken on trust: `max_error` measures the
+normalizer against float32 on rows built to provoke such overflows, and the decoder uses
+float32 when it is off (`whisper_decoder.WhisperDecoder`).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ WEIGHT_LEVELS = 63  # largest int8 weight: 7 bits, so AVX2's int16 pair sums nev
 EXACT_MARGIN = 3.0  # nats below a row's best int8 logit: recomputed in float32
 EXACT_MAX = 64  # at most this many exact logits a row (a flat row has hundreds)
 PROJECTION_ROWS = 64  # rows at once: the [rows, vocab] logits are 13 MB for 64 rows
+CHECK_TOKENS = 12  # tokens whose own embedding is a probe row of `max_error` (peaked rows)
 
 
 class VocabularyNormalizer:
@@ -75,6 +82,19 @@ class VocabularyNormalizer:
             out[lo : lo + PROJECTION_ROWS] = self._rows(hidden[lo : lo + PROJECTION_ROWS])
         return out
 
+    def max_error(self) -> float:
+        """Largest |int8 - float32| normalizer, in nats, over probe rows: dense rows at the
+        top of the 8-bit grid of either sign (every pair of products large: what overflows
+        a saturating kernel) and rows pointing at single tokens (what the search scores)."""
+        d = self.embeddings.shape[1]
+        step = max(1, len(self.embeddings) // CHECK_TOKENS)
+        peaked = self.embeddings[::step][:CHECK_TOKENS].astype(np.float32)
+        peaked *= 40.0 / np.maximum(np.linalg.norm(peaked, axis=1, keepdims=True), 1e-6)
+        dense = np.outer([1.0, -1.0, 10.0, -10.0], np.ones(d)).astype(np.float32)
+        probe = np.concatenate([dense, peaked])
+        error = self(probe).astype(np.float64) - exact_normalizer(probe, self.embeddings)
+        return float(np.abs(error).max())
+
     def _rows(self, hidden: np.ndarray) -> np.ndarray:
         magnitude = np.abs(hidden).max(axis=1)
         magnitude[magnitude == 0] = 1.0
@@ -99,6 +119,19 @@ class VocabularyNormalizer:
         total = logits.sum(axis=1).astype(np.float64)
         total += np.bincount(rows, np.exp(exact) - np.exp(approx), minlength=len(hidden))
         return (top + np.log(total)).astype(np.float32)
+
+
+def exact_normalizer(hidden: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """The float32 normalizer of a few rows (summed in float64), the table converted a
+    slice at a time (no float32 copy of the whole matrix)."""
+    hidden = np.asarray(hidden, np.float32)
+    parts = [
+        hidden @ embeddings[lo : lo + 4096].astype(np.float32).T
+        for lo in range(0, len(embeddings), 4096)
+    ]
+    logits = np.concatenate(parts, axis=1).astype(np.float64)
+    top = logits.max(axis=1)
+    return top + np.log(np.exp(logits - top[:, None]).sum(axis=1))
 
 
 def _model(shape: tuple[int, int]) -> bytes:

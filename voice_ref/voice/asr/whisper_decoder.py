@@ -24,6 +24,7 @@ and the output projection tied to the token embeddings.
 
 from __future__ import annotations
 
+import logging
 import mmap
 import struct
 from collections.abc import Sequence
@@ -33,6 +34,13 @@ from pathlib import Path
 import numpy as np
 
 from voice_ref.voice.asr.projection import PROJECTION_ROWS, VocabularyNormalizer
+
+log = logging.getLogger(__name__)
+
+# Nats the int8 normalizer may be off on its probe rows (`VocabularyNormalizer.max_error`)
+# before float32 is used instead: 7-bit weights 0.04 (integer products: the same on every
+# CPU), 8-bit weights on an AVX2-only CPU 0.25, a broken kernel far more.
+NORMALIZER_TOLERANCE = 0.2
 
 LN_EPS = 1e-5
 # CTranslate2's dtype ids (specs/model_spec.py, _dtype_to_type_id), bfloat16 excepted.
@@ -248,9 +256,20 @@ class WhisperDecoder:
         self.vocab, self.dim = self._token_table.shape
         self.head_dim = self.dim // self.heads
         self.max_length = self.positions.shape[0]
-        self._normalizer = (
-            None if exact_normalizer else VocabularyNormalizer(self._token_table, threads)
+        self._normalizer = None if exact_normalizer else self._checked_normalizer(threads)
+
+    def _checked_normalizer(self, threads: int) -> VocabularyNormalizer | None:
+        """The int8 normalizer if this CPU computes it right, else None (float32): a
+        kernel that overflows would mis-score every phrase without an error anywhere."""
+        normalizer = VocabularyNormalizer(self._token_table, threads)
+        error = normalizer.max_error()
+        if error <= NORMALIZER_TOLERANCE:
+            return normalizer
+        log.warning(
+            "the int8 vocabulary normalizer is off by %.2f nats on this CPU; using float32 "
+            "(correct, slower)", error,
         )
+        return None
 
     @property
     def normalizer(self) -> str:
