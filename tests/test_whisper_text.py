@@ -53,6 +53,12 @@ def test_every_inventory_number_gets_its_digits() -> None:
         ([" No", ",", " no", " me", " digas", " no", ",", " no"], False, 8),
         ([" Dos", " quinas", " dos"], False, 3),
         ([" Ah", ",", " ah", ",", " Ve", "int", "itrés", " dones"], False, 8),
+        # ... except a run of one word at its end, LOOP_RUN long or more: one copy kept.
+        (["50", ",", " 53", " 50", " 53", " 53", " 53", " 53", " 53"], False, 5),
+        ([" Mi", " cuyo", " cuyo", " cuyo", " cuyo", " cu"], False, 2),
+        ([" no", ",", " no", ",", " no", ",", " no"], False, 2),
+        ([" 10", " 6", " 7", " 7", " 7"], False, 5),  # three in a row: kept
+        ([" 7", " 7", " 7", " 7", " 8"], False, 1),  # not at the end: the token rule
     ],
 )
 def test_repetition_loops_are_cut(pieces: list[str], capped: bool, kept: int) -> None:

@@ -101,6 +101,9 @@ MAX_FREE_TOKENS = 24
 # A capped free transcript whose last tokens repeat at least this many (or a whole period)
 # from earlier is a loop (`loop_cut`).
 LOOP_TAIL_MIN = 3
+# A transcript that ends on one word this many times in a row ("50, 53 50 53 53 53 53 ...")
+# is a loop even when Whisper stopped by itself before the token cap (`loop_cut`).
+LOOP_RUN = 4
 PROMPT_PHRASES = 8
 PHRASINGS = 4  # other phrasings of a hypothesis passed on (`Hypothesis.phrasings`)
 END_CHECKS = 6  # best phrases whose end is checked exactly (one more decoder call)
@@ -613,7 +616,11 @@ def loop_cut(pieces: Sequence[str], capped: bool = False) -> int:
       repeat that starts anywhere and runs to the end, down to a cut-off copy
       ("¿Cuántos mamos queman? ¿Cuántos mam", "20 de la parte de la parte de"), ends it
       after its first period. One that ended by itself keeps such a tail ("no, no me
-      digas no, no" may well be what was said)."""
+      digas no, no" may well be what was said), unless it ends on one word said
+      `LOOP_RUN` times or more in a row ("40 55 45 45 45 45 45 ..."): one copy is kept.
+      Left in, such a loop scored as the garbage model like any fluent text, and on a
+      real voice it outscored the number it repeats (tuning-real: "cincuenta y tres"
+      lost to "50, 53 50 53 53 53 53 ...")."""
     tokens = [_loop_key(piece) for piece in pieces]
     words: list[str] = []
     word_ends: list[int] = []  # tokens up to the end of each word
@@ -633,6 +640,9 @@ def loop_cut(pieces: Sequence[str], capped: bool = False) -> int:
         if _repeats(word_keys, 0, period, whole=True):
             cuts.append(word_ends[period - 1])
             break
+    run_start = _run_start(word_keys)
+    if run_start is not None:
+        cuts.append(word_ends[run_start])
     if capped:
         for keys, ends in ((tokens, range(1, len(tokens) + 1)), (word_keys, word_ends)):
             kept = _loop_start(keys)
@@ -654,6 +664,15 @@ def _repeats(keys: Sequence[str], start: int, period: int, whole: bool = False) 
         return False
     same = keys[start : start + len(tail)]
     return tail[:-1] == same[:-1] and bool(tail[-1]) and same[-1].startswith(tail[-1])
+
+
+def _run_start(keys: Sequence[str]) -> int | None:
+    """Where the run of one word that ends `keys` starts, if it is `LOOP_RUN` words or
+    longer (the last may be cut off: "cuyo cuyo cu")."""
+    for start in range(len(keys) - LOOP_RUN + 1):
+        if keys[start] and _repeats(keys, start, 1) and len(keys) - start >= LOOP_RUN:
+            return start
+    return None
 
 
 def _loop_start(keys: Sequence[str]) -> int | None:
