@@ -11,7 +11,12 @@ from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.spoken import syllables
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.phrase_search import Candidate, build_trie, first_tokens
-from voice_ref.voice.asr.whisper_backend import _digit_variant, _posteriors, loop_cut
+from voice_ref.voice.asr.whisper_backend import (
+    LOOP_RUN,
+    _digit_variant,
+    _posteriors,
+    loop_cut,
+)
 
 
 @pytest.mark.parametrize(
@@ -63,6 +68,28 @@ def test_every_inventory_number_gets_its_digits() -> None:
 )
 def test_repetition_loops_are_cut(pieces: list[str], capped: bool, kept: int) -> None:
     assert loop_cut(pieces, capped) == kept
+
+
+_WORDS = st.sampled_from([" cinco", " quinas", " no", " 45", " 50", " dudo", " Ana", ","])
+
+
+@settings(max_examples=200)
+@given(st.lists(_WORDS, max_size=12), st.booleans())
+def test_a_cut_transcript_is_a_start_of_it(pieces: list[str], capped: bool) -> None:
+    kept = loop_cut(pieces, capped)
+    assert 0 <= kept <= len(pieces)
+    assert (kept == 0) == (not pieces)
+
+
+@settings(max_examples=200)
+@given(st.lists(_WORDS, max_size=6), st.sampled_from([" 45", " no", " quinas"]),
+       st.integers(LOOP_RUN, 12))
+def test_a_run_at_the_end_keeps_one_copy(head: list[str], word: str, times: int) -> None:
+    """Whatever came before, a word said LOOP_RUN times or more at the end keeps at
+    most one copy (an earlier loop may cut sooner: "cinco cinco …" keeps "cinco")."""
+    pieces = [*head, *[word] * times]
+    kept = loop_cut(pieces)
+    assert 1 <= kept <= len(head) + 1
 
 
 @pytest.mark.parametrize(("text", "n"), [("cuatro cuadras", 4), ("sí", 1), ("Camila", 3),
