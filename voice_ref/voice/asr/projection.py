@@ -26,10 +26,10 @@ AVX2-only CPU (an AMD EPYC here, many laptops) was off by up to 21 nats on the t
 synthetic rows, while a VNNI CPU was exact. The decoder's real hidden states sit near the
 grid's middle and did not overflow (813 rows of six DEV clips: mean error 0.024 nats with
 either width, BENCHMARKS.md session 13), but nothing guaranteed it; with 7 bits every CPU
-computes the same integers. Other kernels (other
-CPUs, other onnxruntime releases) are not taken on trust: `max_error` measures the
-normalizer against float32 on rows built to provoke such overflows, and the decoder uses
-float32 when it is off (`whisper_decoder.WhisperDecoder`).
+computes the same integers. Other kernels (other CPUs, other onnxruntime releases) are not
+taken on trust: `max_error` measures the normalizer against float32 on rows built to
+provoke such overflows, and the decoder uses float32 when it is off
+(`whisper_decoder.WhisperDecoder`).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class VocabularyNormalizer:
         peaked *= 40.0 / np.maximum(np.linalg.norm(peaked, axis=1, keepdims=True), 1e-6)
         dense = np.outer([1.0, -1.0, 10.0, -10.0], np.ones(d)).astype(np.float32)
         probe = np.concatenate([dense, peaked])
-        error = self(probe).astype(np.float64) - exact_normalizer(probe, self.embeddings)
+        error = self(probe).astype(np.float64) - reference_normalizer(probe, self.embeddings)
         return float(np.abs(error).max())
 
     def _rows(self, hidden: np.ndarray) -> np.ndarray:
@@ -121,7 +121,7 @@ class VocabularyNormalizer:
         return (top + np.log(total)).astype(np.float32)
 
 
-def exact_normalizer(hidden: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+def reference_normalizer(hidden: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
     """The float32 normalizer of a few rows (summed in float64), the table converted a
     slice at a time (no float32 copy of the whole matrix)."""
     hidden = np.asarray(hidden, np.float32)
