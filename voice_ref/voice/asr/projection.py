@@ -23,13 +23,13 @@ The weights use 7 bits (-63..63), not 8. Without VNNI, onnxruntime's x86 kernel 
 uint8 activations by int8 weights with AVX2's `vpmaddubsw`, which adds two products into a
 *saturating* int16: 2 x 255 x 127 overflows it, 2 x 255 x 63 does not. With 8-bit weights an
 AVX2-only CPU (an AMD EPYC here, many laptops) was off by up to 21 nats on the tests' dense
-synthetic rows, while a VNNI CPU was exact. The decoder's real hidden states sit near the
-grid's middle and did not overflow (813 rows of six DEV clips: mean error 0.024 nats with
-either width, BENCHMARKS.md session 13), but nothing guaranteed it; with 7 bits every CPU
-computes the same integers. Other kernels (other CPUs, other onnxruntime releases) are not
-taken on trust: `max_error` measures the normalizer against float32 on rows built to
-provoke such overflows, and the decoder uses float32 when it is off
-(`whisper_decoder.WhisperDecoder`).
+synthetic rows, while the VNNI CPU of earlier sessions stayed within the tests' bounds. The
+decoder's real hidden states sit near the grid's middle and did not overflow (813 rows of
+six DEV clips: mean error 0.024 nats with either width, BENCHMARKS.md session 13), but
+nothing guaranteed it; with 7 bits every CPU computes the same integers. Other kernels
+(other CPUs, other onnxruntime releases) are not taken on trust: `max_error` measures the
+normalizer against float32 on rows built to provoke such overflows, and the decoder uses
+float32 when it is off (`whisper_decoder.WhisperDecoder`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ WEIGHT_LEVELS = 63  # largest int8 weight: 7 bits, so AVX2's int16 pair sums nev
 EXACT_MARGIN = 3.0  # nats below a row's best int8 logit: recomputed in float32
 EXACT_MAX = 64  # at most this many exact logits a row (a flat row has hundreds)
 PROJECTION_ROWS = 64  # rows at once: the [rows, vocab] logits are 13 MB for 64 rows
+TABLE_SLICE = 4096  # tokens converted to float32 at once (never the whole 106 MB table)
 CHECK_TOKENS = 12  # tokens whose own embedding is a probe row of `max_error` (peaked rows)
 
 
@@ -59,9 +60,10 @@ class VocabularyNormalizer:
         # [d + 2, vocab], as the graph reads it; the last two rows (zero) meet the grid's
         # pinning columns (module docstring).
         weight = np.zeros((embeddings.shape[1] + 2, embeddings.shape[0]), np.int8)
-        for lo in range(0, len(embeddings), 4096):  # no float32 copy of the whole matrix
-            part = embeddings[lo : lo + 4096].astype(np.float32) / scales[lo : lo + 4096, None]
-            weight[:-2, lo : lo + 4096] = np.clip(np.rint(part), -WEIGHT_LEVELS, WEIGHT_LEVELS).T
+        for lo in range(0, len(embeddings), TABLE_SLICE):
+            hi = lo + TABLE_SLICE
+            part = embeddings[lo:hi].astype(np.float32) / scales[lo:hi, None]
+            weight[:-2, lo:hi] = np.clip(np.rint(part), -WEIGHT_LEVELS, WEIGHT_LEVELS).T
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -122,12 +124,12 @@ class VocabularyNormalizer:
 
 
 def reference_normalizer(hidden: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
-    """The float32 normalizer of a few rows (summed in float64), the table converted a
-    slice at a time (no float32 copy of the whole matrix)."""
+    """The float32 normalizer of a few rows (summed in float64), the table converted
+    `TABLE_SLICE` tokens at a time."""
     hidden = np.asarray(hidden, np.float32)
     parts = [
-        hidden @ embeddings[lo : lo + 4096].astype(np.float32).T
-        for lo in range(0, len(embeddings), 4096)
+        hidden @ embeddings[lo : lo + TABLE_SLICE].astype(np.float32).T
+        for lo in range(0, len(embeddings), TABLE_SLICE)
     ]
     logits = np.concatenate(parts, axis=1).astype(np.float64)
     top = logits.max(axis=1)

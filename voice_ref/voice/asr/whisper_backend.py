@@ -670,7 +670,7 @@ def _run_start(keys: Sequence[str]) -> int | None:
     """Where the run of one word that ends `keys` starts, if it is `LOOP_RUN` words or
     longer (the last may be cut off: "cuyo cuyo cu")."""
     for start in range(len(keys) - LOOP_RUN + 1):
-        if keys[start] and _repeats(keys, start, 1) and len(keys) - start >= LOOP_RUN:
+        if keys[start] and _repeats(keys, start, 1):
             return start
     return None
 
