@@ -16,6 +16,7 @@ from voice_ref.voice.asr.phrase_search import (
     build_trie,
     end_check_sequences,
     first_tokens,
+    garbage_value,
     search,
     token_prefixes_exceed,
 )
@@ -65,7 +66,7 @@ def _run(limits: SearchLimits) -> list[tuple[Candidate, float]]:
     scorer = PmiScorer(probe, lambda seqs, _nexts: [(0.0, {}) for _ in seqs], 0.0, [EOT, DOT])
     index = np.fromiter(columns, dtype=np.int64)
     first = TokenRow(columns, row(())[index].astype(np.float32))
-    return search(scorer, trie, first, VOCAB.__getitem__, None, None, limits)
+    return search(scorer, trie, first, VOCAB.__getitem__, limits)
 
 
 EXHAUSTIVE = SearchLimits(beam=10**9, first_beam=10**9, bound_margin=float("inf"))
@@ -96,6 +97,19 @@ def test_exhaustive_values_are_the_phrases_own_scores() -> None:
         assert min(abs(scored[text] - eot_only), abs(scored[text] - with_dot)) < 1e-4
 
 
+def test_the_garbage_model_is_its_own_tokens_ending_on_end_of_text_less_the_penalty() -> None:
+    """The free transcript, scored apart from the search (it is written meanwhile): the
+    probability of its tokens then of end of text, the garbage penalty below that."""
+    columns = {EOT: 0, DOT: 1}
+    probe, row = _probe(columns)
+    scorer = PmiScorer(probe, lambda seqs, _nexts: [(0.0, {}) for _ in seqs], 0.0, [EOT, DOT])
+    tokens = [5, 77, 33]
+    lp = sum(float(row(tokens[:i])[t]) for i, t in enumerate(tokens)) + float(row(tokens)[EOT])
+    for penalty in (0.0, 18.0):
+        value = garbage_value(scorer, tokens, SearchLimits(garbage_penalty=penalty))
+        assert abs(value - (lp - penalty)) < 1e-4
+
+
 def test_the_end_check_reads_the_prior_entries_a_prepared_table_stores() -> None:
     """The contract with `prepare`: after "phrase + punct" the end check asks the prior for
     end of text alone, and that is what `end_check_sequences` names for the phrase."""
@@ -113,7 +127,7 @@ def test_the_end_check_reads_the_prior_entries_a_prepared_table_stores() -> None
     index = np.fromiter(columns, dtype=np.int64)
     first = TokenRow(columns, row(())[index].astype(np.float32))
     limits = SearchLimits(end_checks=3)
-    search(scorer, trie, first, VOCAB.__getitem__, None, None, limits)
+    search(scorer, trie, first, VOCAB.__getitem__, limits)
     checks = [(s, n) for s, n in asked if s and s[-1] == DOT]
     assert len(checks) == limits.end_checks
     for sequence, nexts in checks:

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from voice_ref.voice.asr.projection import PROJECTION_ROWS, VocabularyNormalizer
+from voice_ref.voice.asr.projection import (
+    EXACT_MARGIN,
+    EXACT_MAX,
+    PROJECTION_ROWS,
+    VocabularyNormalizer,
+    _near_top,
+)
 
 
 def _exact(hidden: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -103,3 +111,26 @@ def test_its_self_check_sees_a_kernel_that_overflows(
 
     monkeypatch.setattr(norm, "_rows", overflowing)
     assert norm.max_error() > 4.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 6),
+    spread=st.sampled_from([0.05, 0.3, 1.0, 4.0]),
+    seed=st.integers(0, 2**16),
+)
+def test_the_logits_taken_exactly_are_the_largest_near_ones(
+    rows: int, spread: float, seed: int
+) -> None:
+    """`_near_top` finds, without sorting whole rows, what a partition of each row finds:
+    its largest `EXACT_MAX` logits, of those the ones within `EXACT_MARGIN` of its best
+    (flat rows, small `spread`, have hundreds that near)."""
+    logits = np.random.default_rng(seed).normal(0, spread, (rows, 3000)).astype(np.float32)
+    top = logits.max(axis=1)
+    largest = np.argsort(-logits, axis=1, kind="stable")[:, :EXACT_MAX]
+    expected = {
+        (r, int(c)) for r in range(rows) for c in largest[r] if logits[r, c] > top[r] - EXACT_MARGIN
+    }
+    found = set(zip(*(a.tolist() for a in _near_top(logits, top)), strict=True))
+    assert found == expected
+    assert max(np.bincount([r for r, _ in found], minlength=rows)) <= EXACT_MAX

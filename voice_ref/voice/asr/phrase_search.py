@@ -184,8 +184,6 @@ def search(
     trie: Node,
     first_row: TokenRow,
     word_tokens: Callable[[str], list[int]],
-    free: Candidate | None,
-    free_tokens: list[int] | None,
     limits: SearchLimits,
 ) -> list[tuple[Candidate, float]]:
     """Word-level beam search over the trie; every complete phrase met is scored.
@@ -193,9 +191,9 @@ def search(
     Each level is one batched call: the most promising word prefixes (ranked by the
     first token of their last word) are scored exactly, which gives their next-token
     distribution for the next level and, for complete phrases, the probability of
-    ending there. The free transcript rides along in the first call as the garbage
-    model. `first_row` is the audio's first-token row. Returns (candidate, value) best
-    first.
+    ending there. `first_row` is the audio's first-token row. Returns (candidate, value)
+    best first. The garbage model is scored apart (`garbage_value`): the search does
+    not wait for the free transcript.
     """
     done: list[tuple[Candidate, float]] = []
     ends: dict[int, Prefix] = {}  # index in done -> the prefix it ends
@@ -227,21 +225,21 @@ def search(
         options = options[: limits.first_beam if level == 0 else limits.beam]
         sequences = [list(o[1]) for o in options]
         following = [next_word_tokens(o[2], word_tokens) for o in options]
-        if free_tokens is not None:
-            sequences.append(free_tokens)
-            following.append([])
         scored = scorer.score(sequences, following)
-        if free_tokens is not None and free is not None:
-            # The free transcript carries its own punctuation: it ends on end of text.
-            value = scorer.end_value(scored.pop(), (scorer.eot,))
-            done.append((free, value - limits.garbage_penalty))
-            free_tokens = None
         frontier = [Prefix(o[1], o[2], s) for o, s in zip(options, scored, strict=True)]
     for prefix in frontier:
         close(prefix)
     check_ends(scorer, done, ends, limits.end_checks)
     done.sort(key=lambda d: -d[1])
     return done
+
+
+def garbage_value(scorer: PmiScorer, tokens: list[int], limits: SearchLimits) -> float:
+    """The free transcript's value as the garbage model (table talk): its own tokens
+    scored like a phrase's, ending on end of text (it carries its own punctuation),
+    `limits.garbage_penalty` nats down."""
+    (scored,) = scorer.score([tokens], [[]])
+    return scorer.end_value(scored, (scorer.eot,)) - limits.garbage_penalty
 
 
 def check_ends(

@@ -17,8 +17,9 @@ fits the audio. So, per utterance:
    `tail_s`) of real room audio and 0.3 s of zeros, not the usual 30 s window:
    about 10x faster, and because the padding is silence Whisper still predicts the
    end of text where speech ends.
-3. A greedy free transcript is decoded (CTranslate2, int8). The transcript is the
-   "garbage model" for table talk; its score comes from the decoder below.
+3. A greedy free transcript is decoded (CTranslate2, int8), on CTranslate2's own thread
+   while step 4 runs in numpy. The transcript is the "garbage model" for table talk; its
+   score comes from the decoder below, once the search is done.
 4. A word-level search over the trie of allowed phrases
    (`ListenContext.phrases`, from the phrase inventory, plus digit spellings:
    Whisper writes "14 dones") scores prefixes with Whisper's decoder run in numpy
@@ -72,6 +73,7 @@ from voice_ref.voice.asr.phrase_search import (
     build_trie,
     end_check_sequences,
     first_tokens,
+    garbage_value,
     next_word_tokens,
     search,
     token_prefixes_exceed,
@@ -478,19 +480,15 @@ class WhisperRecognizer:
         t0 = time.perf_counter()
         prior_rows, prior_computed = self._prior_counts()
         encoded = self._encode(audio)
+        writing = self._start_free_transcript(encoded)  # on CTranslate2's thread meanwhile
         probe = PrefixProbe(self._decoder, np.asarray(encoded), self._start(), self._columns)
-        free_tokens, fluency = self._free_transcript(encoded)
-        free = self._tok.decode(free_tokens).strip()
         scorer = PmiScorer(probe, self._prior, self.prior_weight, self._end_tokens)
-        scored = search(
-            scorer,
-            self._trie,
-            probe.root[1],
-            self._word_tokens,
-            Candidate(free, None) if free else None,
-            free_tokens if free else None,
-            self._search_limits(),
-        )
+        limits = self._search_limits()
+        scored = search(scorer, self._trie, probe.root[1], self._word_tokens, limits)
+        free_tokens, fluency = self._read_free_transcript(writing)
+        free = self._tok.decode(free_tokens).strip()
+        if free:
+            scored.append((Candidate(free, None), garbage_value(scorer, free_tokens, limits)))
         speech_s = end_s - start_s if end_s > start_s else len(audio) / SAMPLE_RATE - 0.4
         scored = sorted(
             ((c, lp + duration_logp(c.syllables, speech_s)) for c, lp in scored),
@@ -548,19 +546,26 @@ class WhisperRecognizer:
     def _start(self) -> list[int]:
         return [*self._prompt, *self._tok.sot_sequence, self._tok.no_timestamps]
 
-    def _free_transcript(self, encoded) -> tuple[list[int], float]:  # noqa: ANN001
-        """Greedy transcript (CTranslate2, int8: one call, faster than token-by-token steps
-        here) and how fluent it is (`free_fluency`). Its score as the garbage model comes
-        from the numpy decoder, like every phrase's."""
+    def _start_free_transcript(self, encoded):  # noqa: ANN001, ANN202 - ctranslate2 types
+        """Start the greedy transcript (CTranslate2, int8: one call, faster than
+        token-by-token steps here) on CTranslate2's own worker thread, which does not hold
+        the GIL: the phrase search runs in numpy meanwhile. Its score as the garbage model
+        comes from the numpy decoder, like every phrase's."""
         start = self._start()
-        result = self._whisper.generate(
+        return self._whisper.generate(
             encoded,
             [start],
+            asynchronous=True,
             beam_size=1,
             max_length=len(start) + MAX_FREE_TOKENS,
             return_logits_vocab=True,
             suppress_blank=True,
         )[0]
+
+    def _read_free_transcript(self, writing) -> tuple[list[int], float]:  # noqa: ANN001
+        """The greedy transcript started by `_start_free_transcript` (waited for), after
+        `loop_cut`, and how fluent it is (`free_fluency`)."""
+        result = writing.result()
         raw = [t for t in result.sequences_ids[0] if t < self._tok.eot]
         pieces = [self._tok.decode([t]) for t in raw]
         tokens = raw[: loop_cut(pieces, capped=len(raw) >= MAX_FREE_TOKENS)]
