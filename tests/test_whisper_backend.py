@@ -133,6 +133,18 @@ def test_a_small_context_scores_every_phrase(recognizer) -> None:  # noqa: ANN00
     assert utt.extra["phrases_scored"] >= len(texts)  # every phrase (+ the free transcript)
 
 
+def test_numpy_blas_runs_the_decoder_on_one_thread(recognizer) -> None:  # noqa: ANN001, ARG001
+    """Loading the recognizer limits numpy's BLAS (`BLAS_THREADS`): a second thread spun
+    on the core CTranslate2 writes the free transcript on."""
+    from threadpoolctl import threadpool_info
+
+    from voice_ref.voice.asr.whisper_backend import BLAS_THREADS
+
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas
+    assert all(pool["num_threads"] == BLAS_THREADS == 1 for pool in blas)
+
+
 def test_a_context_set_again_is_not_compiled_again(recognizer) -> None:  # noqa: ANN001
     """The bench and a session set the same contexts over and over: the trie of a phrase
     set seen lately is reused (the big "turn" context took seconds to compile)."""

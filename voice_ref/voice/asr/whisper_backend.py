@@ -134,6 +134,9 @@ PRIOR_AUDIO_S = 1.0  # the "no speech" the prior is measured on: this much silen
 # the tuning rows (BENCHMARKS.md, "End of speech -> decision, session 6"). None: off
 # (recognize the final segment, 0.2 s of audio after the speech).
 TAIL_S: float | None = 0.032
+# numpy's BLAS threads (`limit_blas_threads`): one. With two, the second mostly spun: CPU
+# per answer 1.6x, and on a 2-core Zen 1 answers were 16% slower (BENCHMARKS.md, session 14).
+BLAS_THREADS = 1
 # oneDNN (inside CTranslate2) keeps a compiled kernel per convolution shape, 1,024 by default:
 # every utterance length is a new encoder input shape, so its cache grew ~0.5 MB an utterance
 # for a whole session (BENCHMARKS.md, "Memory: what grew with the clip count"). A few
@@ -169,8 +172,19 @@ def bound_onednn_cache(environ: MutableMapping[str, str]) -> None:
 
 @lru_cache(maxsize=1)
 def load_decoder(path: str, threads: int = 2) -> WhisperDecoder:
-    """The numpy decoder (~180 MB) once per process."""
+    """The numpy decoder (~180 MB) once per process, numpy's BLAS limited to
+    `BLAS_THREADS`."""
+    limit_blas_threads()
     return WhisperDecoder(path, threads)
+
+
+def limit_blas_threads() -> None:
+    """Let numpy's BLAS (OpenBLAS) use `BLAS_THREADS` threads in this process. The decoder's
+    products are small: a second BLAS thread mostly spun, taking the core CTranslate2 writes
+    the free transcript on meanwhile (BENCHMARKS.md, session 14)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=BLAS_THREADS, user_api="blas")
 
 
 class WhisperRecognizer:
