@@ -10,7 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice_ref.voice.asr.whisper_decoder import WeightsError, WhisperDecoder, read_ct2_weights
+from voice_ref.voice.asr.whisper_decoder import (
+    LN_EPS,
+    WeightsError,
+    WhisperDecoder,
+    _gelu,
+    _layer_norm,
+    read_ct2_weights,
+)
 
 REPO = Path(__file__).parents[1]
 MODEL = REPO / "models/whisper-base"
@@ -259,3 +266,26 @@ def test_a_normalizer_that_fails_its_check_gives_way_to_float32(
     assert "off by 3.00 nats" in caplog.text
     monkeypatch.setattr(projection.VocabularyNormalizer, "max_error", lambda self: 0.01)
     assert WhisperDecoder(MODEL).normalizer == "int8-w7"
+
+
+def test_in_place_gelu_and_layer_norm_give_the_bits_of_the_plain_formulas() -> None:
+    """The step's GELU (erf by Abramowitz & Stegun) and layer norm run in place for speed;
+    their docstrings promise the very values of the textbook expressions."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 2, (40, 256)).astype(np.float32)
+    x[0, :4] = (0.0, -0.0, 1e-30, -12.0)
+    scaled = x * np.float32(1 / np.sqrt(2))
+    a = np.abs(scaled)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    plain_gelu = 0.5 * x * (1.0 + np.sign(scaled) * (1.0 - poly * np.exp(-a * a)))
+    assert _gelu(x).dtype == np.float32
+    assert np.array_equal(_gelu(x), plain_gelu)
+    gamma = rng.normal(1, 0.1, 256).astype(np.float32)
+    beta = rng.normal(0, 0.1, 256).astype(np.float32)
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    plain_norm = (x - mean) / np.sqrt(var + LN_EPS) * gamma + beta
+    assert np.array_equal(_layer_norm(x, (gamma, beta)), plain_norm)

