@@ -26,32 +26,25 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLE_RATE = 16000
 AROUND_S = 0.2  # audio kept before and after the labelled speech (the VAD's padding)
 
 
 def worker(folder: Path, model: Path, threads: int) -> None:
     """Answer clips named on stdin (one JSON label a line) with this tree's recognizer."""
+    from voice_ref.config import load_config
     from voice_ref.language.inventory import PhraseInventory
-    from voice_ref.voice.asr.base import ListenContext
+    from voice_ref.voice.asr.vad import SAMPLE_RATE
     from voice_ref.voice.asr.whisper_backend import WhisperRecognizer
     from voice_ref.voice.audio_in import read_wav
-    from voice_ref.voice.bench import expecting_for, load_labels
+    from voice_ref.voice.bench import expecting_for, label_players, listen_contexts, load_labels
 
-    labels = load_labels(folder)
-    players = sorted({lb["intent"]["player"] for lb in labels if lb["intent"].get("player")})
+    players = label_players(load_labels(folder), load_config(None).game.players)
     recognizer = WhisperRecognizer(model, threads=threads, players=players)
-    inventory = PhraseInventory(players)
-    contexts = {}
+    context = listen_contexts(PhraseInventory(players))
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         label = json.loads(line)
-        expecting = expecting_for(label.get("category", ""))
-        if expecting not in contexts:
-            contexts[expecting] = ListenContext(
-                expecting, tuple(inventory.phrases(expecting, canonical=False))
-            )
-        recognizer.set_context(contexts[expecting])
+        recognizer.set_context(context(expecting_for(label.get("category", ""))))
         audio = read_wav(folder / label["file"])
         start, end = label.get("speech_start"), label.get("speech_end")
         lo = max(0, int((start - AROUND_S) * SAMPLE_RATE)) if start is not None else 0

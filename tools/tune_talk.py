@@ -33,21 +33,15 @@ from pathlib import Path
 from voice_ref.config import load_config
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
-from voice_ref.voice.bench import load_labels, replay, summarize
+from voice_ref.voice.bench import label_players, load_labels, replay, summarize
 from voice_ref.voice.decision import Decider, GameView, Thresholds, thresholds_from
 
 WRONG_COST = 3  # utterances a wrong action costs the table; a question or a repeat costs 1
 
 
-def players_of(folder: Path, default: list[str]) -> list[str]:
-    """The bench's players: every name in the folder's labels, else the config's."""
-    names = {lb["intent"]["player"] for lb in load_labels(folder) if lb["intent"].get("player")}
-    return sorted(names) or default
-
-
 def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
     config = load_config(None)
-    players = players_of(folder, list(config.game.players))
+    players = label_players(load_labels(folder), config.game.players)
     inventory = PhraseInventory(players, config.dialect)
     decider = Decider(Parser(players), limits)
 

@@ -99,6 +99,13 @@ def expecting_for(category: str) -> Expecting:
     return EXPECTING_BY_CATEGORY.get(category, Expecting.TURN)
 
 
+def label_players(labels: list[dict[str, Any]], default: list[str]) -> list[str]:
+    """The table's players for a bench: every name in the labels (the whole folder's,
+    whatever part of it is run), else `default` (the config's)."""
+    names = {lb["intent"]["player"] for lb in labels if lb["intent"].get("player")}
+    return sorted(names) or list(default)
+
+
 def load_labels(folder: Path) -> list[dict[str, Any]]:
     path = folder / "labels.jsonl"
     if not path.is_file():
@@ -266,7 +273,7 @@ def clip_row(label: dict[str, Any], expecting: str, out: dict[str, Any]) -> dict
     }
 
 
-def _contexts(inventory) -> Callable[[str], ListenContext]:  # noqa: ANN001 - PhraseInventory
+def listen_contexts(inventory) -> Callable[[str], ListenContext]:  # noqa: ANN001 - PhraseInventory
     """One listening context per expectation, built once (a bench asks for each many times)."""
     contexts: dict[str, ListenContext] = {}
 
@@ -282,7 +289,7 @@ def _contexts(inventory) -> Callable[[str], ListenContext]:  # noqa: ANN001 - Ph
 def replay(rows: list[dict[str, Any]], make_decider, inventory) -> list[dict[str, Any]]:  # noqa: ANN001
     """Decide again from recorded recognizer output (`--rows` files): the decision layer's
     thresholds can be chosen offline without running the recognizer again."""
-    context = _contexts(inventory)
+    context = listen_contexts(inventory)
     out_rows = []
     for row in rows:
         expecting = row["expecting"]
@@ -336,7 +343,7 @@ def run(
     """Stream every clip of `labels` with the context its category implies. `prepare`:
     first let the recognizer prepare every context the clips use, as `voice-ref play`
     does before a game (its time is `prepare_s` in the summary, not in any latency)."""
-    context = _contexts(inventory)
+    context = listen_contexts(inventory)
     prepare_s = 0.0
     if prepare:
         t0 = time.perf_counter()
@@ -416,9 +423,7 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
-    # The table's players are every name of the folder, whatever part of it is run.
-    players = sorted({lb["intent"]["player"] for lb in every_label if lb["intent"].get("player")})
-    players = players or list(config.game.players)
+    players = label_players(every_label, config.game.players)
     t0 = time.perf_counter()
     try:
         recognizer = make_recognizer(
