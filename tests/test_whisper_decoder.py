@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voice_ref.voice.asr.log_mel import encoder_input
 from voice_ref.voice.asr.whisper_decoder import (
     LN_EPS,
     WeightsError,
@@ -142,12 +143,7 @@ def test_forced_sequences_agree_with_ctranslate2(whisper) -> None:  # noqa: ANN0
 def _features(rec, audio: np.ndarray):  # noqa: ANN001, ANN202
     import ctranslate2
 
-    frames = int(len(audio) / 160) + 30
-    frames += frames % 2
-    padded = np.zeros(frames * 160, np.float32)
-    padded[: len(audio)] = audio[: len(padded)]
-    feats = rec._features(padded, padding=0)[:, :frames]
-    return ctranslate2.StorageView.from_array(np.ascontiguousarray(feats[None], np.float32))
+    return ctranslate2.StorageView.from_array(encoder_input(audio, rec._n_mels))
 
 
 def test_kv_cached_steps_equal_a_full_recomputation(whisper) -> None:  # noqa: ANN001

@@ -125,20 +125,14 @@ def transcribe(files: list[Path], model_dir: Path, cache: Path) -> dict[str, dic
         return done
     import ctranslate2
 
+    from voice_ref.voice.asr.log_mel import encoder_input
     from voice_ref.voice.asr.whisper_backend import load_whisper
 
-    model, tok, features = load_whisper(str(model_dir), 1)
+    model, tok, n_mels = load_whisper(str(model_dir), 1)
     start = [*tok.sot_sequence, tok.no_timestamps]
     for i, f in enumerate(todo):
-        audio = trim(load(f))
-        frames = int(len(audio) / 160) + 30
-        frames += frames % 2
-        padded = np.zeros(frames * 160, np.float32)
-        padded[: len(audio)] = audio[: len(padded)]
-        feats = features(padded, padding=0)[:, :frames]
-        encoded = model.encode(
-            ctranslate2.StorageView.from_array(np.ascontiguousarray(feats[None], np.float32))
-        )
+        features = encoder_input(trim(load(f)), n_mels)
+        encoded = model.encode(ctranslate2.StorageView.from_array(features))
         result = model.generate(
             encoded, [start], beam_size=1, max_length=len(start) + 40, return_scores=True
         )[0]

@@ -14,11 +14,43 @@ tentative end replaces the first.
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 SAMPLE_RATE = 16000
+SILERO_ASSET = "silero_vad_v6.onnx"  # in faster-whisper's `assets` folder
+
+
+def silero_path() -> Path:
+    """Where faster-whisper keeps the Silero VAD model, found without importing the
+    package: its `__init__` loads PyAV and huggingface_hub (+20 MB resident, `log_mel`)."""
+    spec = importlib.util.find_spec("faster_whisper")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "The Silero VAD comes with faster-whisper: pip install 'voice_ref[whisper]'."
+        )
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / "assets" / SILERO_ASSET
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"faster-whisper has no {SILERO_ASSET}: reinstall it.")
+
+
+def silero_session():  # noqa: ANN201 - onnxruntime types
+    """Silero VAD in onnxruntime, one thread, no memory arena (its inputs are tiny)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.inter_op_num_threads = 1
+    options.intra_op_num_threads = 1
+    options.enable_cpu_mem_arena = False
+    options.log_severity_level = 4
+    return onnxruntime.InferenceSession(
+        str(silero_path()), providers=["CPUExecutionProvider"], sess_options=options
+    )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -65,9 +97,7 @@ class StreamingVad:
         max_utterance_s: float = 10.0,
         tail_s: float | None = None,
     ) -> None:
-        from faster_whisper.vad import get_vad_model
-
-        self._session = get_vad_model().session
+        self._session = silero_session()
         self.threshold = threshold
         self.neg_threshold = neg_threshold
         self.end_chunks = round(end_silence_s * SAMPLE_RATE / self.CHUNK)

@@ -64,6 +64,7 @@ from voice_ref.language.inventory import Phrase
 from voice_ref.language.spoken import syllables, with_digits
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
+from voice_ref.voice.asr.log_mel import encoder_input
 from voice_ref.voice.asr.memory import fix_mmap_threshold
 from voice_ref.voice.asr.phrase_search import (
     Candidate,
@@ -85,6 +86,7 @@ from voice_ref.voice.asr.text_prior import FILE_NAME as PRIOR_FILE
 from voice_ref.voice.asr.text_prior import PriorRow, TextPrior, fingerprint, phrase_set_digest
 from voice_ref.voice.asr.vad import Segment, StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
+from voice_ref.voice.asr.whisper_tokens import WhisperTokens
 
 log = logging.getLogger(__name__)
 
@@ -147,20 +149,16 @@ _ONEDNN_CACHE_VARS = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "DNNL_PRIMITIVE_CACHE_C
 
 @lru_cache(maxsize=2)
 def load_whisper(path: str, threads: int):  # noqa: ANN201 - ctranslate2 types
-    """Load the CTranslate2 model, tokenizer and feature extractor once per process."""
+    """Load the CTranslate2 model once per process, with the tokens and the number of Mel
+    bands its encoder reads."""
     import ctranslate2
-    import tokenizers
-    from faster_whisper.feature_extractor import FeatureExtractor
-    from faster_whisper.tokenizer import Tokenizer
 
     bound_onednn_cache(os.environ)
     fix_mmap_threshold(os.environ)
     model = ctranslate2.models.Whisper(
         path, device="cpu", compute_type="int8", intra_threads=threads
     )
-    hf = tokenizers.Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
-    tokenizer = Tokenizer(hf, True, task="transcribe", language="es")
-    return model, tokenizer, FeatureExtractor(feature_size=model.n_mels)
+    return model, WhisperTokens(Path(path) / "tokenizer.json"), model.n_mels
 
 
 def bound_onednn_cache(environ: MutableMapping[str, str]) -> None:
@@ -231,7 +229,7 @@ class WhisperRecognizer:
         self.use_prompt = use_prompt
         self.prior_weight = prior_weight
         self._prompt: list[int] = []
-        self._whisper, self._tok, self._features = load_whisper(str(path), threads)
+        self._whisper, self._tok, self._n_mels = load_whisper(str(path), threads)
         self._decoder = load_decoder(str(path), threads)
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
         self._prepared_puncts = [self._tok.encode(p)[0] for p in PREPARED_END_PUNCTS]
@@ -547,15 +545,8 @@ class WhisperRecognizer:
     def _encode(self, audio: np.ndarray):  # noqa: ANN202
         import ctranslate2
 
-        # Speech plus >= 0.3 s of true silence, so the decoder sees where speech ends.
-        frames = int(len(audio) / 160) + 30
-        frames += frames % 2
-        padded = np.zeros(frames * 160, np.float32)
-        padded[: len(audio)] = audio[: len(padded)]
-        feats = self._features(padded, padding=0)[:, :frames]
-        return self._whisper.encode(
-            ctranslate2.StorageView.from_array(np.ascontiguousarray(feats[None], dtype=np.float32))
-        )
+        features = encoder_input(audio, self._n_mels)
+        return self._whisper.encode(ctranslate2.StorageView.from_array(features))
 
     def _start(self) -> list[int]:
         return [*self._prompt, *self._tok.sot_sequence, self._tok.no_timestamps]
