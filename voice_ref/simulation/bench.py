@@ -13,10 +13,9 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TextIO
-
-import numpy as np
 
 from voice_ref.config import Config, load_config
 from voice_ref.dialogue.prompts import Prompts
@@ -33,6 +32,11 @@ from voice_ref.voice.asr.base import Recognizer
 from voice_ref.voice.voices import VoiceKind, choose_voice, installed_voices
 
 DEFAULT_VOICES = "es+m1,es-419+f2,es+f4,es-419+m3"
+# The referee's lines rendered once and kept, the most recent first: "Beto, te toca."
+# repeats all game, a raise's "Cuatro quinas. Carla, te toca." rarely. Kept without a
+# bound they were ~30 MB of float32 speech after two games and grew all evening, inside
+# the peak RSS the bench reports as the referee's (BENCHMARKS.md, session 16).
+REFEREE_LINES_KEPT = 64
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
     voices = {p: Voice(options.voices[i % len(options.voices)], seats.randint(145, 180),
                        seats.randint(35, 65)) for i, p in enumerate(options.players)}
     referee_voice = Voice(_referee_voice(config.voice.voice), config.voice.rate)
-    cache: dict[str, np.ndarray] = {}
+    referee_speech = lru_cache(maxsize=REFEREE_LINES_KEPT)(partial(espeak, voice=referee_voice))
     scores: list[GameScore] = []
     results: list[GameResult] = []
     prepare_s = 0.0
@@ -135,7 +139,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
 
             intended = play(options.players, setup.rules, rng("script"))
             announcer = SimulatedAnnouncer(
-                lambda text: _cached(cache, text, referee_voice), 16000, config.audio.holdoff_s)
+                referee_speech, 16000, config.audio.holdoff_s)
             session, referee, recognizer = wire(config, setup, announcer, recognizer,
                                                 options.backend, options.model)
             if options.prepare and g == 0:  # as `voice-ref play` does before the opening
@@ -176,13 +180,6 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
 def _write_row(out: TextIO, game: int, row: LineRow) -> None:
     out.write(json.dumps({"game": game + 1, **row.to_json()}, ensure_ascii=False) + "\n")
     out.flush()  # a long run that is stopped keeps its rows
-
-
-def _cached(cache: dict[str, np.ndarray], text: str, voice: Voice) -> np.ndarray:
-    """The referee's lines repeat a lot ("Beto, te toca."): each is rendered once."""
-    if text not in cache:
-        cache[text] = espeak(text, voice)
-    return cache[text]
 
 
 def _progress(game: int, games: int, table: Table) -> None:
