@@ -6,7 +6,7 @@ transcription code this project never calls: +20 MB of resident memory for a 40-
 computation (BENCHMARKS.md, session 16). The features are Whisper's own recipe: a 400-point
 STFT every 160 samples (periodic Hann window, centred with reflection), power spectrum,
 80 Slaney-style Mel filters up to 8 kHz, log10 floored 8 decades below the loudest value,
-scaled by (x + 4) / 4. `tests/test_log_mel.py` checks them against faster-whisper's.
+scaled by (x + 4) / 4. `tests/test_whisper_inputs.py` checks them against faster-whisper's.
 """
 
 from __future__ import annotations
