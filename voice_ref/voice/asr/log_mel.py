@@ -15,7 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-SAMPLE_RATE = 16000
+from voice_ref.voice.asr.vad import SAMPLE_RATE
+
 N_FFT = 400
 HOP = 160
 N_MELS = 80

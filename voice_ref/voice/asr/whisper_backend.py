@@ -84,7 +84,7 @@ from voice_ref.voice.asr.prior_worker import BackgroundPrepare, PrepareJob
 from voice_ref.voice.asr.speculative import SpeculativeSegments
 from voice_ref.voice.asr.text_prior import FILE_NAME as PRIOR_FILE
 from voice_ref.voice.asr.text_prior import PriorRow, TextPrior, fingerprint, phrase_set_digest
-from voice_ref.voice.asr.vad import Segment, StreamingVad
+from voice_ref.voice.asr.vad import SAMPLE_RATE, Segment, StreamingVad
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 from voice_ref.voice.asr.whisper_tokens import WhisperTokens
 
@@ -94,7 +94,6 @@ log = logging.getLogger(__name__)
 # the first token of every trie word.
 _Compiled = tuple[list[Candidate], Node, bool, frozenset[int]]
 
-SAMPLE_RATE = 16000
 BEAM = 16  # word prefixes scored exactly per level (large tries; small ones: all)
 FIRST_BEAM = 32  # first words: many share their first token ("Veinti-"), so keep more
 # Tries of up to this many token prefixes are scored exhaustively (no beam): one decoder
