@@ -46,9 +46,16 @@ def test_canonical_has_one_text_per_bid_per_face_word():
     assert by_text["veintiún trenes"] == BidIntent(quantity=21, face=3)
     assert by_text["una quina limpia"] == BidIntent(quantity=1, face=5, clean=True)
     bids = [p for p in turn if isinstance(p.intent, BidIntent)]
-    assert len(bids) == 60 * 13 * 2  # quantities x face words x (plain, limpio)
+    assert len(bids) == 60 * 12 * 2  # quantities x listed face words x (plain, limpio)
     assert "hay cinco quinas" not in by_text
     assert "Ana cinco quinas" not in by_text
+
+
+def test_a_face_name_only_a_seed_uses_is_understood_but_not_offered():
+    offered = {p.text for p in INVENTORY.phrases("turn", canonical=False)}
+    assert "dos cuadras" in offered and "dos dones" in offered
+    assert not any("dona" in text for text in offered)
+    assert Parser(["Ana"]).parse("dos donas").intent == BidIntent(quantity=2, face=2)
 
 
 def test_faces_said_as_numbers_are_offered_where_tables_say_them():

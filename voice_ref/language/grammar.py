@@ -585,8 +585,11 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
     def plain(texts: Iterable[str], cost: int = 0) -> ListSlot:
         return ListSlot(SlotValue(t, None, cost=cost) for t in texts)
 
+    def unlisted(fw: v.FaceWord) -> int:  # matched, but sampled only at Level.ALL
+        return 0 if fw.listed else RARE
+
     faces = [
-        SlotValue(word, fw.face, _face_feats(fw.feminine, plural))
+        SlotValue(word, fw.face, _face_feats(fw.feminine, plural), cost=unlisted(fw))
         for fw in v.FACE_WORDS
         for word, plural in ((fw.singular, False), (fw.plural, True))
     ]
@@ -601,8 +604,8 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
     rolls = []
     for fw in (*v.FACE_WORDS, *v.NUMERAL_FACES):
         article = "una" if fw.feminine else "un"
-        rolls.append(SlotValue(f"{article} {fw.singular}", fw.face))
-        rolls.append(SlotValue(fw.singular, fw.face, cost=1))
+        rolls.append(SlotValue(f"{article} {fw.singular}", fw.face, cost=unlisted(fw)))
+        rolls.append(SlotValue(fw.singular, fw.face, cost=max(1, unlisted(fw))))
     spoken = {
         face: (fw.singular, fw.plural, fw.feminine) for face, fw in v.dialect_faces(dialect).items()
     }
