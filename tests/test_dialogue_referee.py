@@ -549,6 +549,14 @@ def test_the_recognizer_is_offered_what_tables_say_not_only_the_plain_phrases():
     assert named.player == ABC[2] and named.quantity == 3 and named.face == 3
 
 
+def test_the_recognizer_is_offered_the_face_names_the_referee_says():
+    """A table that made "dona" its name for the twos (config `[dialect] faces`) is heard
+    saying it, though the rule book does not list it and other tables are not offered it."""
+    own = {p.text for p in referee(dialect_faces={2: "dona"}).allowed_phrases()}
+    assert "dos donas" in own
+    assert "dos donas" not in {p.text for p in referee().allowed_phrases()}
+
+
 def test_only_a_bid_is_held_back_after_an_undo():
     ref = referee(overrides={"start_dice": 2})
     play(ref, ["una quina", "dudo"])

@@ -58,6 +58,12 @@ def test_a_face_name_only_a_seed_uses_is_understood_but_not_offered():
     assert Parser(["Ana"]).parse("dos donas").intent == BidIntent(quantity=2, face=2)
 
 
+def test_a_face_name_the_table_chose_is_offered_even_if_the_rule_book_does_not_list_it():
+    own = PhraseInventory(PLAYERS, faces={2: "dona"}).phrases("turn", canonical=False)
+    assert BidIntent(quantity=2, face=2) in {p.intent for p in own if p.text == "dos donas"}
+    assert {p.text for p in own} >= {"dos tontos", "dos dones"}  # the others stay offered
+
+
 def test_faces_said_as_numbers_are_offered_where_tables_say_them():
     chile = {p.text for p in INVENTORY.phrases("turn", canonical=False)}
     peru = {p.text for p in PhraseInventory(PLAYERS, dialect="peru").phrases("turn")}

@@ -181,7 +181,10 @@ class Referee:
         `canonical`: only the plain phrases, without names or fillers."""
         if self._inventory is None:
             self._inventory = PhraseInventory(
-                list(self.players), self.setup.dialect, clean_bids=self.rules.clean_bids
+                list(self.players),
+                self.setup.dialect,
+                clean_bids=self.rules.clean_bids,
+                faces=self.setup.dialect_faces,
             )
         return self._inventory.phrases(expecting, canonical=canonical)
 

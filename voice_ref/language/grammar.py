@@ -578,18 +578,26 @@ def _face_feats(feminine: bool, plural: bool) -> Feats:
     return (("g", "f" if feminine else "m"), ("n", "pl" if plural else "sg"))
 
 
-def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[str, Slot]:
-    """The slot lists of `vocabulary.TEMPLATES`, from the vocabulary tables."""
+def spanish_slots(
+    players: Sequence[str] = (), dialect: str = "chile", faces: Mapping[int, str] | None = None
+) -> dict[str, Slot]:
+    """The slot lists of `vocabulary.TEMPLATES`, from the vocabulary tables. `faces`: the
+    table's own face names (config `[dialect] faces`), offered even if the rule book does
+    not list them."""
     from voice_ref.language import vocabulary as v
 
     def plain(texts: Iterable[str], cost: int = 0) -> ListSlot:
         return ListSlot(SlotValue(t, None, cost=cost) for t in texts)
 
-    def unlisted(fw: v.FaceWord) -> int:  # matched, but sampled only at Level.ALL
-        return 0 if fw.listed else RARE
+    said = set(v.dialect_faces(dialect, faces).values())
+
+    def offered_cost(fw: v.FaceWord) -> int:
+        """0, or RARE for a name neither the rule book lists nor this table's referee
+        says: matched, but sampled only at Level.ALL."""
+        return 0 if fw.listed or fw in said else RARE
 
     faces = [
-        SlotValue(word, fw.face, _face_feats(fw.feminine, plural), cost=unlisted(fw))
+        SlotValue(word, fw.face, _face_feats(fw.feminine, plural), cost=offered_cost(fw))
         for fw in v.FACE_WORDS
         for word, plural in ((fw.singular, False), (fw.plural, True))
     ]
@@ -604,8 +612,8 @@ def spanish_slots(players: Sequence[str] = (), dialect: str = "chile") -> dict[s
     rolls = []
     for fw in (*v.FACE_WORDS, *v.NUMERAL_FACES):
         article = "una" if fw.feminine else "un"
-        rolls.append(SlotValue(f"{article} {fw.singular}", fw.face, cost=unlisted(fw)))
-        rolls.append(SlotValue(fw.singular, fw.face, cost=max(1, unlisted(fw))))
+        rolls.append(SlotValue(f"{article} {fw.singular}", fw.face, cost=offered_cost(fw)))
+        rolls.append(SlotValue(fw.singular, fw.face, cost=max(1, offered_cost(fw))))
     spoken = {
         face: (fw.singular, fw.plural, fw.feminine) for face, fw in v.dialect_faces(dialect).items()
     }
@@ -677,10 +685,11 @@ def spanish_grammar(
     dialect: str = "chile",
     clean_bids: bool = False,
     max_quantity: int = SAMPLE_MAX_QUANTITY,
+    faces: Mapping[int, str] | None = None,
 ) -> Grammar:
-    """The game's grammar for one table."""
+    """The game's grammar for one table (`faces`: its own face names, `spanish_slots`)."""
     return Grammar(
         spanish_rules(),
-        spanish_slots(players, dialect),
+        spanish_slots(players, dialect, faces),
         SampleOptions(max_quantity=max_quantity, clean_bids=clean_bids),
     )

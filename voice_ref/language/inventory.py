@@ -13,7 +13,7 @@ chinas", no decorations); `canonical=False` adds one decoration a phrase
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from voice_ref.language.expecting import Expecting
 from voice_ref.language.grammar import SAMPLE_MAX_QUANTITY, Level, Phrase, spanish_grammar
@@ -28,7 +28,8 @@ __all__ = ["EXPECTING", "MAX_QUANTITY", "Phrase", "PhraseInventory"]
 class PhraseInventory:
     """All phrases a table can say, grouped by what the referee is waiting for.
 
-    `clean_bids` adds "limpio"/"sucio" bids (the `cachito` preset).
+    `clean_bids` adds "limpio"/"sucio" bids (the `cachito` preset); `faces` are the table's
+    own face names (config `[dialect] faces`), always offered.
     """
 
     def __init__(
@@ -37,13 +38,14 @@ class PhraseInventory:
         dialect: str = "chile",
         clean_bids: bool = False,
         max_quantity: int = MAX_QUANTITY,
+        faces: Mapping[int, str] | None = None,
     ) -> None:
         self.players = tuple(players)
         self.dialect = dialect
         self.clean_bids = clean_bids
         self.max_quantity = max_quantity
-        dialect_faces(dialect)  # validates the dialect now
-        self.grammar = spanish_grammar(self.players, dialect, clean_bids, max_quantity)
+        dialect_faces(dialect, faces)  # validates the dialect and the face names now
+        self.grammar = spanish_grammar(self.players, dialect, clean_bids, max_quantity, faces)
         self._words: set[str] | None = None
         self._cache: dict[tuple[Expecting, Level], tuple[Phrase, ...]] = {}
 

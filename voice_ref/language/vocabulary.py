@@ -24,7 +24,8 @@ class FaceWord:
     plural: str
     feminine: bool
     # In the rule book's list (RULES.md, "Core"). A name only a seed uses is understood
-    # but not offered to the recognizers: "donas" took "cuadras" and "dudo" from them.
+    # but not offered to the recognizers ("donas" took "cuadras" and "dudo" from them),
+    # unless the table's config makes it the referee's own name for the face.
     listed: bool = True
 
     def noun(self, quantity: int) -> str:

@@ -433,7 +433,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
     load_s = round(time.perf_counter() - t0, 2)
-    inventory = PhraseInventory(players, config.dialect, clean_bids=rules.clean_bids)
+    inventory = PhraseInventory(
+        players, config.dialect, clean_bids=rules.clean_bids, faces=config.dialect_faces
+    )
     rows_file = open(args.rows, "w", encoding="utf-8") if getattr(args, "rows", None) else None  # noqa: SIM115
 
     def progress(i: int, row: dict) -> None:

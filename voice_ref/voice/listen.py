@@ -94,7 +94,9 @@ def main(args: argparse.Namespace) -> int:
     except (OSError, EOFError, ValueError) as exc:
         print(f"voice-ref listen: cannot read {path} as a WAV file ({exc})", file=sys.stderr)
         return 2
-    inventory = PhraseInventory(players, config.dialect, clean_bids=config.rules.clean_bids)
+    inventory = PhraseInventory(
+        players, config.dialect, clean_bids=config.rules.clean_bids, faces=config.dialect_faces
+    )
     phrases = tuple(inventory.phrases(args.expecting, canonical=False))
     recognizer.set_context(ListenContext(args.expecting, phrases))
     parser = Parser(players)

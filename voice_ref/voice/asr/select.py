@@ -146,5 +146,5 @@ def table_context(config: Config, players: Sequence[str]) -> ListenContext:
     from voice_ref.language.inventory import PhraseInventory
 
     inventory = PhraseInventory(players, config.dialect, clean_bids=config.rules.clean_bids,
-                                max_quantity=FALLBACK_MAX_QUANTITY)
+                                max_quantity=FALLBACK_MAX_QUANTITY, faces=config.dialect_faces)
     return ListenContext("any", tuple(inventory.phrases("any")))
