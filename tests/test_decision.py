@@ -648,6 +648,26 @@ def test_spelling_is_compared_with_the_best_phrasing_only() -> None:
 
 
 @pytest.mark.parametrize(
+    ("best", "free", "action"),
+    [
+        # Whisper wrote the number in digits: compared as the words said, the transcript
+        # is the call with a word misheard, no table talk
+        ("dieciséis quinas", "Y a 16 esquinas.", "accept"),
+        ("16 quinas", "Y a 16 esquinas.", "accept"),
+        # the same digits before other words stay evidence of table talk
+        ("dieciséis quinas", "Son las 16 horas de la tarde.", "confirm"),
+        # no digits in the transcript: compared as written (the "nuevos" case above)
+        ("9 dones", "nuevos", "confirm"),
+    ],
+)
+def test_numbers_in_digits_are_compared_as_words(best: str, free: str, action: str) -> None:
+    heard = Utterance((Hypothesis(best, 0.95),), 0.0, 1.2, free_text=free, free_fluency=-0.3)
+    limits = replace(LIMITS, talk_similarity=0.55)  # as written, the first is only 0.52 alike
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits)
+    assert d.action == action and d.intent is not None and d.intent.type == "bid"
+
+
+@pytest.mark.parametrize(
     ("hyps", "action"),
     [
         # "dudo" fits 0.2 s of speech, 4 syllables do not; as separate hypotheses (a

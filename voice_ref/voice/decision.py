@@ -436,6 +436,16 @@ def similarity(a: str, b: str) -> float:
     return fuzz.ratio(a, b) / 100.0
 
 
+def spelling_similarity(free: str, reading: str) -> float:
+    """`similarity` of a free transcript and a reading; when Whisper wrote a number in
+    digits ("Y a 16 esquinas."), both sides with their numbers spelled out, so a number is
+    compared as the words said, however each side writes it. A transcript without digits
+    is compared as written: a fluent "nuevos" is no "9 dones"."""
+    if re.search(r"\d", free):
+        return similarity(spelled_out(free), spelled_out(reading))
+    return similarity(free, reading)
+
+
 def sounds_like(free: str, reading: Reading) -> float:
     """How alike the free transcript sounds to the reading's closest phrasing."""
     return max(sound_similarity(free, text) for text in reading.phrasings)
@@ -528,7 +538,8 @@ def talk_evidence(
     )
     # Spelling is compared with the best phrasing only: it has no fluency guard, and a
     # fluent "nuevos" is near the spelled-out "nueve dones" pooled under "9 dones".
-    if fluent and similarity(free, best.text) < limits.talk_similarity and not sounds_alike:
+    far = spelling_similarity(free, best.text) < limits.talk_similarity
+    if fluent and far and not sounds_alike:
         return f"free transcript {free!r} is no game phrase"
     speech_s = utterance.end_s - utterance.start_s
     if speech_s > 0 and all(
