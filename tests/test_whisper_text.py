@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +16,7 @@ from voice_ref.voice.asr.whisper_backend import (
     LOOP_RUN,
     _digit_variant,
     _posteriors,
+    free_fluency,
     loop_cut,
 )
 
@@ -32,6 +34,30 @@ from voice_ref.voice.asr.whisper_backend import (
 )
 def test_digit_spelling(text: str, intent, variant: str | None) -> None:  # noqa: ANN001
     assert _digit_variant(text, intent) == variant
+
+
+def _rows(*picked: float, vocab: int = 10) -> np.ndarray:
+    """Log-probability rows where row i gives token i+1 the value `picked[i]`."""
+    rows = np.full((len(picked) + 1, vocab), -9.0)
+    for i, value in enumerate(picked):
+        rows[i, i + 1] = value
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("tokens", "rows", "fluency"),
+    [
+        ([1, 2, 3, 4], _rows(-1.0, -0.5, -0.25, -0.25), -0.5),  # the mean over tokens
+        ([1], _rows(-0.25), -0.25),
+        ([], _rows(), float("-inf")),  # nothing written: not fluent
+        ([1, 2], _rows(), float("-inf")),  # fewer rows than tokens: not read
+        ([1, 2, 1, 2, 1, 2], _rows(*[-0.1] * 6), float("-inf")),  # still looping
+    ],
+)
+def test_free_fluency_is_the_mean_log_probability_of_a_transcript_not_looping(
+    tokens: list[int], rows: np.ndarray, fluency: float
+) -> None:
+    assert free_fluency(tokens, rows) == pytest.approx(fluency)
 
 
 def test_every_inventory_number_gets_its_digits() -> None:
