@@ -36,22 +36,23 @@ def test_digit_spelling(text: str, intent, variant: str | None) -> None:  # noqa
     assert _digit_variant(text, intent) == variant
 
 
-def _rows(*picked: float, vocab: int = 10) -> np.ndarray:
-    """Log-probability rows where row i gives token i+1 the value `picked[i]`."""
-    rows = np.full((len(picked) + 1, vocab), -9.0)
-    for i, value in enumerate(picked):
-        rows[i, i + 1] = value
+def _rows(tokens: list[int], values: list[float], vocab: int = 10) -> np.ndarray:
+    """Log-probability rows, one per token and one after: row i gives `tokens[i]` the
+    log-probability `values[i]`, every other token -9."""
+    rows = np.full((len(tokens) + 1, vocab), -9.0)
+    rows[np.arange(len(tokens)), tokens] = values
     return rows
 
 
 @pytest.mark.parametrize(
     ("tokens", "rows", "fluency"),
     [
-        ([1, 2, 3, 4], _rows(-1.0, -0.5, -0.25, -0.25), -0.5),  # the mean over tokens
-        ([1], _rows(-0.25), -0.25),
-        ([], _rows(), float("-inf")),  # nothing written: not fluent
-        ([1, 2], _rows(), float("-inf")),  # fewer rows than tokens: not read
-        ([1, 2, 1, 2, 1, 2], _rows(*[-0.1] * 6), float("-inf")),  # still looping
+        ([1, 2, 3, 4], _rows([1, 2, 3, 4], [-1.0, -0.5, -0.25, -0.25]), -0.5),  # the mean
+        ([1], _rows([1], [-0.25]), -0.25),
+        ([], _rows([], []), float("-inf")),  # nothing written: not fluent
+        ([1, 2], _rows([], []), float("-inf")),  # fewer rows than tokens: not read
+        # still looping after `loop_cut`: not fluent, however sure each token was
+        ([1, 2, 1, 2, 1, 2], _rows([1, 2, 1, 2, 1, 2], [-0.1] * 6), float("-inf")),
     ],
 )
 def test_free_fluency_is_the_mean_log_probability_of_a_transcript_not_looping(
