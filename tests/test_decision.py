@@ -11,15 +11,9 @@ from voice_ref.language.intents import BidIntent, DudoIntent, Intent, NameOnlyIn
 from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import (
-    CONFIRMATION_KINDS,
-    Decider,
-    GameView,
-    Thresholds,
-    decide,
-    likely_raises,
-    similarity,
-)
+from voice_ref.voice.decision import Decider, GameView, Thresholds, decide
+from voice_ref.voice.decision.evidence import similarity
+from voice_ref.voice.decision.view import CONFIRMATION_KINDS, likely_raises
 
 PARSER = Parser(["Ana", "Beto", "Carla"])
 # Fixed numbers, so these tests check the rules and not the tuned defaults.

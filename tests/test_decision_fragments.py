@@ -9,7 +9,8 @@ import pytest
 from voice_ref.language.intents import BidIntent
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import Decider, GameView, Thresholds, fragment_lead, joined
+from voice_ref.voice.decision import Decider, GameView, Thresholds
+from voice_ref.voice.decision.fragments import fragment_lead, joined
 
 PARSER = Parser(["Ana", "Beto", "Carla"])
 LIMITS = Thresholds(accept=0.5, accept_consequential=0.8, confirm=0.35, talk_similarity=0.5,
@@ -62,7 +63,7 @@ def test_what_is_a_fragment(free: str, view: GameView, lead: str) -> None:
 def test_joined_readings_are_prefixed_only_where_they_still_parse() -> None:
     first = utt("Un.", ("un tren", 0.2), start=0.0, end=0.3)
     second = utt("Sexto.", ("seis sextos", 0.6), start=0.9, end=1.4, fluency=-0.5)
-    from voice_ref.voice.decision import Fragment
+    from voice_ref.voice.decision.fragments import Fragment
 
     both = joined(Fragment(first, "Un"), second, PARSER)
     assert [h.text for h in both.hypotheses] == ["seis sextos", "Un Sexto."]

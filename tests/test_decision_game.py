@@ -14,15 +14,9 @@ from voice_ref.dialogue.setup import TableSetup
 from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent, NumberIntent
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import (
-    Thresholds,
-    decide,
-    game_view,
-    make_decider,
-    phrases_now,
-    readings,
-    taken_back,
-)
+from voice_ref.voice.decision import Thresholds, decide, game_view, make_decider, phrases_now
+from voice_ref.voice.decision.readings import readings
+from voice_ref.voice.decision.table import taken_back
 
 
 def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:

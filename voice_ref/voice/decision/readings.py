@@ -1,0 +1,121 @@
+"""Steps 1-3 of a decision: the n-best pooled into readings, what the game allows, and the
+priors that move shares among them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Protocol
+
+from voice_ref.language.intents import Intent
+from voice_ref.language.spoken import spelled_out
+from voice_ref.voice.asr.base import Utterance
+from voice_ref.voice.decision.evidence import sounds_like, sounds_like_name
+from voice_ref.voice.decision.thresholds import Thresholds
+from voice_ref.voice.decision.values import Reading
+from voice_ref.voice.decision.view import GameView, bare, is_name
+
+
+class TextParser(Protocol):
+    def parse(self, text: str): ...  # noqa: ANN201 - returns language.parser.ParseResult
+
+
+def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
+    """One reading per distinct intent of the n-best (table talk: one per text), its
+    share the pooled score, best first."""
+    pooled: dict[str, Reading] = {}
+    for hyp in utterance.hypotheses:
+        intent = parser.parse(hyp.text).intent if hyp.text.strip() else None
+        # "Beto, dudo" and "dudo" are one action: they pool, the best phrasing names it.
+        key = repr(bare(intent).to_json()) if intent is not None else "\0" + hyp.text
+        if is_name(intent):
+            key += str(intent.player)
+        old = pooled.get(key)
+        if old is None:
+            pooled[key] = Reading(intent, hyp.score, hyp.text, texts=(hyp.text, *hyp.phrasings))
+        else:
+            texts = (*old.texts, hyp.text, *hyp.phrasings)
+            pooled[key] = replace(old, share=old.share + hyp.score, texts=texts)
+    return sorted(pooled.values(), key=lambda r: -r.share)
+
+
+def readings(
+    utterance: Utterance, parser: TextParser, view: GameView, limits: Thresholds
+) -> tuple[list[Reading], Intent | None]:
+    """Steps 1-3: possible readings with their shares (renormalized), best first, and
+    what the free transcript reads as (None: no game intent)."""
+    free = utterance.free_text.strip()
+    free_intent = parser.parse(spelled_out(free)).intent if free else None
+    if free_intent is not None and not view.possible(free_intent):
+        free_intent = None
+    if is_name(free_intent) and not sounds_like_name(free, free_intent, limits):
+        free_intent = None  # "Para." spelled near "Ana" is no name
+    out: list[Reading] = []
+    ranked = ranked_intents(utterance, parser)
+    before = sum(r.share for r in ranked)  # kept: a backend's n-best may not sum to 1
+    closest = sounding_closest(free, ranked, limits) if limits.sound_agree else frozenset()
+    for reading in ranked:
+        intent, text = reading.intent, reading.text
+        if intent is not None and not view.possible(intent):
+            if text.strip() != free:
+                continue  # no candidate now
+            intent = None  # the free transcript reads as an impossible answer: talk
+        agrees = (
+            free_intent is not None and intent is not None and bare(intent) == bare(free_intent)
+        )
+        # A "no" is evidence against that reading only, not for game speech: its mass
+        # goes back to every reading, table talk included (Bayes with the table's answer
+        # as one more observation; the likely-raise prior below is about game readings).
+        weight = 0.0 if intent is None else view.refusal_nats(intent, limits)
+        if agrees:
+            weight += limits.free_agree
+        elif intent is not None and text in closest:
+            weight += limits.sound_agree
+        out.append(
+            replace(
+                reading, intent=intent, share=reading.share * math.exp(weight), from_free=agrees
+            )
+        )
+    out = _game_prior(out, view, limits)
+    total = sum(r.share for r in out)
+    if total <= 0:
+        return [], free_intent
+    out = [replace(r, share=r.share * before / total) for r in out]
+    return sorted(out, key=lambda r: -r.share), free_intent
+
+
+def _game_prior(out: list[Reading], view: GameView, limits: Thresholds) -> list[Reading]:
+    """The game's prior moves mass among the game readings only: a likely answer (a
+    minimum raise, a dudo over a bid) is likelier than a far-fetched one, and a bid the
+    dice cannot plausibly hold unlikelier, but what the game expects says nothing about
+    whether the audio was game speech at all, so table talk keeps its share ("dudo" 0.52
+    against talk 0.48 is still asked about)."""
+
+    def nats(intent: Intent) -> float:
+        likely = limits.raise_prior if view.is_likely(intent) else 0.0
+        return likely + view.implausible_nats(intent, limits) + view.count_nats(intent, limits)
+
+    game = sum(r.share for r in out if r.intent is not None)
+    lifted = [
+        replace(r, share=r.share * math.exp(nats(r.intent))) if r.intent is not None else r
+        for r in out
+    ]
+    lifted_game = sum(r.share for r in lifted if r.intent is not None)
+    if game <= 0 or lifted_game <= 0:
+        return out
+    scale = game / lifted_game
+    return [replace(r, share=r.share * scale) if r.intent is not None else r for r in lifted]
+
+
+def sounding_closest(
+    free: str, ranked: list[Reading], limits: Thresholds
+) -> frozenset[str]:
+    """The texts of the game readings the free transcript sounds most like, if at least
+    `sound_alike` ("Y sextos": "10 sextos" rather than "7 sextos")."""
+    if not free:
+        return frozenset()
+    sims = {r.text: sounds_like(free, r) for r in ranked if r.intent}
+    best = max(sims.values(), default=0.0)
+    if best < limits.sound_alike:
+        return frozenset()
+    return frozenset(text for text, sim in sims.items() if sim == best)

@@ -1,0 +1,232 @@
+"""The live loop's side: what the referee knows turned into a `GameView`, a verdict into
+what the loop does (`Heard`), and the table's "no"s to "¿Dijiste …?" remembered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from voice_ref.language.expecting import Expecting
+from voice_ref.language.intents import (
+    BidIntent,
+    Intent,
+    NoIntent,
+    NumberIntent,
+)
+from voice_ref.language.inventory import Phrase
+from voice_ref.rules.bid import Bid
+from voice_ref.rules.counting import count_logp, plausible_count
+from voice_ref.voice.asr.base import Utterance
+from voice_ref.voice.decision.decider import Decider
+from voice_ref.voice.decision.thresholds import thresholds_from
+from voice_ref.voice.decision.values import Action
+from voice_ref.voice.decision.view import (
+    CONFIRMATION_KINDS,
+    GameView,
+    any_answer,
+    bare,
+    is_name,
+    likely_raises,
+)
+from voice_ref.voice.ports import GamePort, RefereePort
+
+if TYPE_CHECKING:
+    from voice_ref.config import Config
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What the loop concluded about one utterance (the decision layer's verdict)."""
+
+    action: Action
+    text: str  # what was heard (best hypothesis)
+    intent: Intent | None = None  # an Intent for accept/confirm
+    score: float | None = None
+    question: str = ""  # for confirm: "¿Dijiste cinco quinas?"; for reask: "Repitan"
+
+
+DeciderFn = Callable[[Utterance, RefereePort, str], Heard]
+
+
+def _bid_intent(bid: Bid) -> BidIntent:
+    return BidIntent(quantity=bid.quantity, face=int(bid.face), clean=bid.clean)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusals:
+    """The table's "no"s to the loop's "¿Dijiste …?" at one question (`moves` moves
+    played, the referee expecting `expecting`): the calls refused, once per "no" (a "no"
+    to a question about no call refuses nothing but is still a correction: the next
+    call is wary). It holds until the game moves or the question changes."""
+
+    moves: int
+    expecting: str
+    refused: tuple[Intent, ...] = ()
+    corrected: bool = False
+
+    def with_no(self, asked: Intent | None) -> Refusals:
+        refused = self.refused if asked is None else (*self.refused, bare(asked))
+        return replace(self, refused=refused, corrected=True)
+
+
+def game_view(
+    referee: RefereePort,
+    expecting: str,
+    refusals: Refusals | None = None,
+    phrases: Sequence[Phrase] | None = None,
+) -> GameView:
+    """What the game allows now: the kinds of the phrases expected (`phrases`: the
+    referee's allowed phrases, when the caller has them already), the dice on the table,
+    the likely raises, the call just taken back, the calls refused at this question
+    (`refusals`), and whether the table just corrected the referee (an undo, or a "no"
+    since the game last moved): wary."""
+    if expecting == referee.expecting:
+        allowed = referee.allowed_phrases() if phrases is None else phrases
+        kinds = frozenset(p.intent.type for p in allowed) or None
+    else:  # a confirmation's sí / no
+        kinds = CONFIRMATION_KINDS
+    game = referee.game
+    likely: frozenset[Intent] = frozenset()
+    ceilings: dict[tuple[int, bool], float] = {}
+    if expecting == Expecting.TURN:
+        standing = None if game.bid is None else _bid_intent(game.bid)
+        minimums = game.minimum_bids()
+        likely = likely_raises(standing, map(_bid_intent, minimums))
+        ceilings = bid_ceilings(game, minimums)
+    odds: dict[int, float] = {}
+    if expecting == Expecting.COUNT and game.challenge is not None:
+        odds = count_odds(game.dice_on_table, wild_aces=game.challenge.wild_aces)
+    own = expecting == referee.expecting  # not the answer to a question of the loop
+    nos = refusals if own and refusals is not None else Refusals(0, expecting)
+    return GameView(
+        kinds=kinds, dice_on_table=game.dice_on_table, likely=likely,
+        # The loop's "¿Dijiste …?" takes any sí or no: the referee judges the call asked
+        # about when it gets it. Judged as a move, a "sí" was illegal, and an illegal
+        # reading is accepted at the plain share to be explained, without the doubt
+        # rule: "no" heard as "sí" at 0.63 (free transcript "Congeo") committed a call.
+        is_legal=referee.is_legal if own else any_answer,
+        taken_back=taken_back(referee) if own else None,
+        refused=nos.refused,
+        wary=own and (nos.corrected or referee.corrected()),
+        confirming=not own,
+        ceilings=ceilings,
+        count_logp=odds,
+    )
+
+
+def count_odds(dice: int, *, wild_aces: bool) -> dict[int, float]:
+    """Per possible count, its log-probability against the likeliest count's (<= 0)."""
+    logp = {k: count_logp(k, dice, wild_aces=wild_aces) for k in range(dice + 1)}
+    top = max(logp.values())
+    return {k: v - top for k, v in logp.items()}
+
+
+def bid_ceilings(game: GamePort, minimums: Iterable[Bid]) -> dict[tuple[int, bool], float]:
+    """Per (face, clean) of each legal raise (`minimums`, the game's minimum bids): the most
+    a bid plausibly says now, the dice's `plausible_count`, or one over the minimum raise
+    when the bidding is already past it (a high standing bid must not make every raise
+    implausible)."""
+    dice = game.dice_on_table
+    return {
+        (int(low.face), low.clean): max(
+            plausible_count(dice, wild_aces=game.aces_count_for(low)), low.quantity + 1
+        )
+        for low in minimums
+    }
+
+
+def taken_back(referee: RefereePort) -> Intent | None:
+    """The bid or the count the table just took back, as the reading not to offer again."""
+    bid = referee.taken_back()
+    if bid is not None:
+        return _bid_intent(bid)
+    count = referee.count_taken_back()
+    return None if count is None else NumberIntent(value=count)
+
+
+def phrases_now(referee: RefereePort) -> tuple[Phrase, ...]:
+    """The phrases a recognizer should consider now: the referee's allowed phrases minus
+    the readings that cannot answer (counts and bids above the dice on the table). A
+    3-player table listens for 15 quantities, not 60: a smaller search, faster answers."""
+    allowed = referee.allowed_phrases()
+    view = game_view(referee, referee.expecting, phrases=allowed)
+    return tuple(p for p in allowed if view.possible(p.intent))
+
+
+class TableDecider:
+    """The live loop's decider for one table (N-best + what the game knows → accept /
+    confirm / ignore / hold / reask). One `Decider` per set of players."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._deciders: dict[tuple[str, ...], Decider] = {}
+        self._asked: Intent | None = None  # what our last "¿Dijiste …?" asked about
+        self._refusals: Refusals | None = None
+
+    def _decider(self, referee: RefereePort) -> Decider:
+        from voice_ref.language.parser import Parser
+
+        players = tuple(referee.players)
+        decider = self._deciders.get(players)
+        if decider is None:
+            decider = Decider(Parser(players), thresholds_from(self.config))
+            self._deciders[players] = decider
+        return decider
+
+    def _refusals_now(self, referee: RefereePort) -> Refusals:
+        """The "no"s at the question now (none once the game moved or the question changed)."""
+        moves, expecting = len(referee.game.move_stack), referee.expecting
+        nos = self._refusals
+        if nos is None or (nos.moves, nos.expecting) != (moves, expecting):
+            nos = self._refusals = Refusals(moves, expecting)
+        return nos
+
+    def __call__(self, utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
+        nos = self._refusals_now(referee)
+        verdict = self._decider(referee)(utterance, game_view(referee, expecting, nos))
+        if expecting == referee.expecting:
+            self._asked = verdict.intent if verdict.action == Action.CONFIRM else None
+        elif verdict.action == Action.ACCEPT and isinstance(verdict.intent, NoIntent):
+            self._refusals = nos.with_no(self._asked)  # "no" to our "¿Dijiste …?"
+        text = verdict.heard or (utterance.best.text if utterance.best else "")
+        accepted = verdict.action == Action.ACCEPT
+        if expecting == Expecting.TURN and accepted and is_name(verdict.intent):
+            # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
+            # usually follows the name; the decider gives the name to that call.
+            return Heard(Action.IGNORE, text, verdict.intent, verdict.score)
+        question = ""
+        if verdict.action == Action.CONFIRM:
+            question = confirm_question(referee, verdict.intent, text)
+        elif verdict.action == Action.REASK:
+            question = referee.prompts.say("ask.say_again")
+        return Heard(verdict.action, text, verdict.intent, verdict.score, question)
+
+    def drop_fragment(self, referee: RefereePort) -> str:
+        """The wait for a fragment's continuation ran out: forget it and return the
+        question to ask ("" when nothing was held)."""
+        if self._decider(referee).drop_fragment():
+            return referee.prompts.say("ask.say_again")
+        return ""
+
+
+@runtime_checkable
+class HoldsFragments(Protocol):
+    """A decider that may hold a fragment ("hold"); the loop calls `drop_fragment` when
+    no continuation came in time."""
+
+    def drop_fragment(self, referee: RefereePort) -> str: ...
+
+
+def make_decider(config: Config) -> TableDecider:
+    """N-best + what the game knows → accept / confirm / ignore / hold / reask, for one table."""
+    return TableDecider(config)
+
+
+def confirm_question(referee: RefereePort, intent: Intent | None, heard: str) -> str:
+    """ "¿Dijiste cuatro quinas?" in the referee's own words for a bid, else what was heard."""
+    if isinstance(intent, BidIntent):
+        words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
+    else:
+        words = heard
+    return referee.prompts.say("ask.did_you_say", words=words)
