@@ -11,14 +11,9 @@ from voice_ref.language.intents import BidIntent, DudoIntent, NumberIntent
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.spoken import syllables
 from voice_ref.voice.asr.duration import duration_logp
+from voice_ref.voice.asr.free_transcript import LOOP_RUN, free_fluency, loop_cut
 from voice_ref.voice.asr.phrase_search import Candidate, build_trie, first_tokens
-from voice_ref.voice.asr.whisper_backend import (
-    LOOP_RUN,
-    _digit_variant,
-    _posteriors,
-    free_fluency,
-    loop_cut,
-)
+from voice_ref.voice.asr.whisper_backend import _digit_variant, _posteriors
 
 
 @pytest.mark.parametrize(

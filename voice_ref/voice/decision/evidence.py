@@ -24,7 +24,7 @@ from voice_ref.voice.decision.values import Reading
 def opens(free: str, reading: str) -> bool:
     """Whether the free transcript is the first words of the reading ("No," for "no hay
     ninguno", "Me..." for "me equivoqué"): Whisper often writes the first word and then
-    loops on it, and a loop is cut to its first period (`whisper_backend.loop_cut`), so
+    loops on it, and a loop is cut to its first period (`asr.free_transcript.loop_cut`), so
     such a transcript says nothing against the rest of the phrase."""
     words = tokenize(spelled_out(free))
     return bool(words) and tokenize(spelled_out(reading))[: len(words)] == words
