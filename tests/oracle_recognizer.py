@@ -68,6 +68,9 @@ class OracleRecognizer:
         self._buffer = np.zeros(0, np.float32)
         self._start = None
 
+    def hearing_speech(self) -> bool:
+        return self._start is not None
+
     def _close(self) -> list[Utterance]:
         start, self._start = self._start, None
         if self._last_sound - start < MIN_SOUND_S:

@@ -81,6 +81,9 @@ class CodebookRecognizer:
         self.resets += 1
         self._code = 0
 
+    def hearing_speech(self) -> bool:
+        return self._code != 0
+
     def _utterance(self) -> Utterance:
         text = self.codebook[self._code - 1].split(".")[0].lower()
         return Utterance((Hypothesis(text, 0.9),), self._start, self._pos, self._pos)
@@ -568,3 +571,33 @@ def test_a_fragment_without_its_rest_is_asked_again(tmp_path, tail_s):
     printed, objects = fragment_session(tmp_path, wav)
     assert len(objects) == 1  # nothing happened in the game
     assert printed.count("No se entendió. Repitan, por favor.") == 1
+
+
+@pytest.mark.parametrize("talk_s", [0.0, 3.0], ids=["silence", "talk-over-the-deadline"])
+def test_the_fragment_question_waits_for_a_player_who_is_speaking(tmp_path, talk_s):
+    """A held fragment ("cinco" | …) whose wait runs out while someone is speaking is not
+    asked about over them (the question would gate the microphone and lose their words):
+    it is asked once, after they stop."""
+    from voice_ref.voice.decision import make_decider
+
+    parts = [(None, 0.5), ("cinco", 0.4), (None, 1.6)]
+    if talk_s:
+        parts += [("qué calor hace", talk_s)]  # speech from 2.5 s across the 3.9 s deadline
+    wav = ScriptedWav([*parts, (None, 4.0)])
+    referee, opening = make_referee(tmp_path)
+    announcer = ScriptedAnnouncer()
+    session = VoiceSession(referee, FreeTextRecognizer(wav.codebook), announcer,
+                           make_decider(load_config()), gate_self_hearing=False,
+                           reask_after_s=60, fragment_wait_s=3.0)
+    session.start(opening)
+    asked_at: list[float] = []
+    for t, block in wav.blocks():
+        before = len(announcer.said)
+        session.feed(t, block)
+        asked_at += [t] * (len(announcer.said) - before)
+    session.finish()
+    said_again = [t for t, line in zip(asked_at, announcer.said[1:], strict=True)
+                  if line == "No se entendió. Repitan, por favor."]
+    assert len(said_again) == 1
+    talk_end = 0.5 + 0.4 + 1.6 + talk_s
+    assert said_again[0] >= (talk_end if talk_s else 0.9 + 3.0) - 0.05

@@ -150,6 +150,7 @@ def test_a_game_heard_right_needs_one_line_per_action():
     assert s.utterances == len(intended.actions) == len(recognizer.heard)
     assert (s.wrong_accepts, s.confirmations, s.corrections, s.repeats) == (0, 0, 0, 0)
     assert len(s.latencies_ms) == s.utterances
+    assert min(s.latencies_ms) >= 0 and s.interruptions == 0  # answered after each line
 
 
 def test_a_wrong_bid_taken_is_undone_and_said_again():
@@ -284,7 +285,7 @@ def test_a_labelled_folder_lends_only_its_noise_clips(tmp_path):
 
 def test_the_summary_adds_up():
     a = TableStats(utterances=12, wrong_accepts=1, confirmations=2, corrections=1, repeats=2,
-                   latencies_ms=[100.0, 200.0, 300.0])
+                   interruptions=1, latencies_ms=[100.0, 200.0, 300.0])
     b = TableStats(utterances=14, confirmations=1, latencies_ms=[400.0])
     summary = summarize(
         [GameScore(True, 10, 0, a, busy_s=3.0, audio_s=60.0),
@@ -294,6 +295,7 @@ def test_the_summary_adds_up():
     assert summary["intended_actions"] == 20 and summary["utterances"] == 26
     assert summary["utterances_per_action"] == 1.3
     assert (summary["wrong_accepts"], summary["uncorrected"], summary["confirmations"]) == (1, 2, 3)
+    assert summary["interruptions"] == 1
     assert summary["latency_ms_mean"] == 250.0
     assert summary["latency_ms_p95"] == pytest.approx(385.0)  # numpy's linear percentile
     assert summary["rtf"] == 0.05

@@ -67,3 +67,15 @@ def test_speech_resuming_after_a_tentative_end_is_one_utterance(speech: np.ndarr
     assert not first.final and first.end_s < finals[0].end_s - 0.5  # the first word only
     assert not finals[0].same_audio(first)
     assert finals[0].end_s > 0.5 + 2 * len(speech) / RATE  # the audio goes to the new end
+
+
+def test_in_speech_from_the_start_of_speech_to_its_end(speech: np.ndarray) -> None:
+    """What the loop asks before it speaks: is a player talking now?"""
+    vad = StreamingVad()
+    vad.feed(_silence(0.5))
+    assert not vad.in_speech
+    vad.feed(speech[: len(speech) // 2])
+    assert vad.in_speech
+    assert [seg.final for seg in vad.feed(np.concatenate([speech[len(speech) // 2 :],
+                                                           _silence(0.6)]))] == [True]
+    assert not vad.in_speech

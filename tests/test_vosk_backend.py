@@ -414,3 +414,16 @@ def test_vosk_n_best_takes_the_same_context_prior_and_confirmation_rules():
     plain = dict((str(i), s) for i, s in decide(unclear, parser, limits=limits).alternatives)
     no = str(NoIntent())
     assert shares[no] > plain[no]
+
+
+@pytest.mark.vosk_model
+@needs_model
+def test_hearing_speech_while_a_word_is_open():
+    """The loop asks nothing over a speaker: Kaldi's partial result says a word is open."""
+    rec = _recognizer()
+    audio = read_wav(FIXTURE)
+    assert rec.accept(audio[: int(0.3 * 16000)]) == [] and not rec.hearing_speech()
+    assert rec.accept(audio[int(0.3 * 16000) : int(SEGMENTS[0][2] * 16000)]) == []
+    assert rec.hearing_speech()
+    rec.flush()
+    assert not rec.hearing_speech()

@@ -37,6 +37,7 @@ class TableStats:
     corrections: int = 0  # "me equivoqué" said
     repeats: int = 0  # intended actions said more than once
     refused_extras: int = 0  # illegal raises the referee refused (as it must)
+    interruptions: int = 0  # replies that started while the player was still speaking
     latencies_ms: list[float] = field(default_factory=list)
 
 

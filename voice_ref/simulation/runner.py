@@ -32,6 +32,10 @@ from voice_ref.voice.session import VoiceSession
 BLOCK_S = 0.1  # as the microphone delivers
 WAIT_S = 3.0  # how long a player waits for an answer before saying it again
 REFEREE_PEAK = 0.3  # the loudspeaker as the microphone hears it
+# A reply that starts this long before the end of the line's speech talked over the player
+# (counted in `TableStats.interruptions`); a little earlier is the VAD closing on a quiet
+# last syllable. Either way the latency counts 0 ms, as in the clip bench: never negative.
+INTERRUPTION_S = 0.25
 REACTION_S = (0.3, 0.9)  # pause between the referee's last word and the next player's
 
 
@@ -168,7 +172,9 @@ def play_game(
                                                         and t >= flight.audio_end + WAIT_S):
             latency_ms = None
             if flight.answered_at is not None:
-                latency_ms = (flight.answered_at - flight.speech_end) * 1000
+                early_s = flight.speech_end - flight.answered_at
+                table.stats.interruptions += early_s > INTERRUPTION_S
+                latency_ms = max(0.0, -early_s * 1000)
                 table.stats.latencies_ms.append(latency_ms)
             wrong_before = table.stats.wrong_accepts
             said_meanwhile = [x.text for x in announcer.lines[flight.lines_at :]]

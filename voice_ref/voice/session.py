@@ -140,6 +140,11 @@ class VoiceSession:
                 for utterance in self.recognizer.accept(samples):
                     self._on_utterance(utterance, t)
                     self._quiet_since = t
+        # Nothing is asked over a player who is speaking: the words may be the rest of the
+        # held call, and a question would gate the microphone and lose them.
+        if self.recognizer.hearing_speech():
+            self._quiet_since = None
+            return
         if self._fragment_at is not None and t - self._fragment_at >= self.fragment_wait_s:
             self._fragment_unanswered()
         self._maybe_reask(t)

@@ -92,5 +92,9 @@ class Recognizer(Protocol):
     def flush(self) -> list[Utterance]:
         """End of stream: finish any utterance in progress."""
 
+    def hearing_speech(self) -> bool:
+        """Whether an utterance is open now (someone is speaking): the loop does not
+        talk over it with a question of its own."""
+
     def reset(self) -> None:
         """Drop buffered audio and partial results (e.g. while the referee speaks)."""

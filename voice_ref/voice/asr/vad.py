@@ -126,6 +126,11 @@ class StreamingVad:
         self._silence = 0
 
     @property
+    def in_speech(self) -> bool:
+        """An utterance has started and not yet ended."""
+        return self._speech_start is not None
+
+    @property
     def consumed_s(self) -> float:
         return self._consumed / SAMPLE_RATE
 

@@ -264,6 +264,10 @@ class VoskRecognizer:
         """Drop buffered audio and partial results; the stream clock keeps running."""
         self._new_kaldi()
 
+    def hearing_speech(self) -> bool:
+        """Kaldi has words of an utterance it has not ended yet."""
+        return bool(json.loads(self._kaldi.PartialResult()).get("partial"))
+
     @property
     def stream_time_s(self) -> float:
         return self._fed / self.sample_rate

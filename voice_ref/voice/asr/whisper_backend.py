@@ -467,6 +467,9 @@ class WhisperRecognizer:
     def flush(self) -> list[Utterance]:
         return self._released(self._early(self._vad.flush()))
 
+    def hearing_speech(self) -> bool:
+        return self._vad.in_speech
+
     def reset(self) -> None:
         self._vad.reset()
         self._early.reset()
