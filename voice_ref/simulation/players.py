@@ -37,7 +37,9 @@ class TableStats:
     corrections: int = 0  # "me equivoqué" said
     repeats: int = 0  # intended actions said more than once
     refused_extras: int = 0  # illegal raises the referee refused (as it must)
-    interruptions: int = 0  # replies that started while the player was still speaking
+    # Replies that started > 0.25 s before the end of the line's speech: over the player, or
+    # at the same moment as a repeat the player began while the referee spoke.
+    interruptions: int = 0
     latencies_ms: list[float] = field(default_factory=list)
 
 

@@ -33,8 +33,9 @@ BLOCK_S = 0.1  # as the microphone delivers
 WAIT_S = 3.0  # how long a player waits for an answer before saying it again
 REFEREE_PEAK = 0.3  # the loudspeaker as the microphone hears it
 # A reply that starts this long before the end of the line's speech talked over the player
-# (counted in `TableStats.interruptions`); a little earlier is the VAD closing on a quiet
-# last syllable. Either way the latency counts 0 ms, as in the clip bench: never negative.
+# or collided with a repeat they began as it spoke (`TableStats.interruptions`); a little
+# earlier is the VAD closing on a quiet last syllable. Either way the latency counts 0 ms,
+# as in the clip bench: never negative.
 INTERRUPTION_S = 0.25
 REACTION_S = (0.3, 0.9)  # pause between the referee's last word and the next player's
 
