@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from voice_ref.voice.asr.projection import (
@@ -119,18 +119,20 @@ def test_its_self_check_sees_a_kernel_that_overflows(
     spread=st.sampled_from([0.05, 0.3, 1.0, 4.0]),
     seed=st.integers(0, 2**16),
 )
+@example(rows=1, spread=0.05, seed=859)  # two equal logits at the boundary
 def test_the_logits_taken_exactly_are_the_largest_near_ones(
     rows: int, spread: float, seed: int
 ) -> None:
     """`_near_top` finds, without sorting whole rows, what a partition of each row finds:
     its largest `EXACT_MAX` logits, of those the ones within `EXACT_MARGIN` of its best
-    (flat rows, small `spread`, have hundreds that near)."""
+    (flat rows, small `spread`, have hundreds that near). Compared by value: of two equal
+    logits at the `EXACT_MAX` boundary either may be the one taken (seed 859 has such a
+    tie in float32)."""
     logits = np.random.default_rng(seed).normal(0, spread, (rows, 3000)).astype(np.float32)
     top = logits.max(axis=1)
     largest = np.argsort(-logits, axis=1, kind="stable")[:, :EXACT_MAX]
-    expected = {
-        (r, int(c)) for r in range(rows) for c in largest[r] if logits[r, c] > top[r] - EXACT_MARGIN
-    }
-    found = set(zip(*(a.tolist() for a in _near_top(logits, top)), strict=True))
-    assert found == expected
-    assert max(np.bincount([r for r, _ in found], minlength=rows)) <= EXACT_MAX
+    found = list(zip(*(a.tolist() for a in _near_top(logits, top)), strict=True))
+    assert len(set(found)) == len(found)
+    for r in range(rows):
+        expected = sorted(float(v) for v in logits[r, largest[r]] if v > top[r] - EXACT_MARGIN)
+        assert sorted(float(logits[r, c]) for row, c in found if row == r) == expected
