@@ -39,9 +39,11 @@ def listening_line(replies: int) -> str:
 
 Decider = DeciderFn
 # How long the loop waits for the rest of a held fragment ("un" | "sexto") before asking
-# the table to repeat: the decider joins a continuation that *starts* within 1.2 s, and
-# the continuation itself must have been said and decoded by then.
-FRAGMENT_WAIT_S = 4.0
+# the table to repeat: the decider joins a continuation that *starts* within 1.2 s
+# (`FRAGMENT_GAP_S`), and once it has started the loop waits for it to end
+# (`Recognizer.hearing_speech`), so the wait need only cover the gap and the VAD's onset.
+# Players repeat a call they got no answer to after about 3 s: asked sooner, they need not.
+FRAGMENT_WAIT_S = 2.0
 
 
 def table_contexts(referee: RefereePort) -> list[ListenContext]:
