@@ -24,7 +24,16 @@ from voice_ref.rules.variants import PRESETS, make_rules
 from voice_ref.simulation.announcer import SimulatedAnnouncer
 from voice_ref.simulation.phrasing import Phrasing, Style
 from voice_ref.simulation.players import Table, TableStats, same_meaning
-from voice_ref.simulation.render import NoiseBank, active_power, mix
+from voice_ref.simulation.render import (
+    PAUSE_S,
+    NoiseBank,
+    Renderer,
+    Voice,
+    active_power,
+    espeak_available,
+    mix,
+    pause_point,
+)
 from voice_ref.simulation.runner import GameResult, play_game, wire
 from voice_ref.simulation.script import IntendedGame, play, true_count
 from voice_ref.simulation.summary import GameScore, summarize
@@ -266,6 +275,43 @@ def test_noise_is_mixed_at_the_asked_snr():
     added = mixed - speech
     snr = 10 * np.log10(active_power(speech) / float(np.mean(added**2)))
     assert snr == pytest.approx(12.0, abs=0.05)
+
+
+@pytest.mark.parametrize(
+    ("text", "cut"),
+    [
+        ("ehm, cerrada", 4),  # after the interjection's comma
+        ("Carla cuatro trenes", 5),  # after the name that opens the call
+        ("Carla", None),  # a name alone: nothing after it
+        ("son cuatro sextos", None),
+        ("cuatro trenes", None),
+    ],
+)
+def test_where_a_speaker_may_pause(text, cut):
+    assert pause_point(text, frozenset({"Ana", "Carla"})) == cut
+
+
+def _longest_inner_silence_s(samples: np.ndarray, rate: int = 16000) -> float:
+    """The longest run of silence between the first and the last sound."""
+    loud = np.flatnonzero(np.abs(samples) >= 1e-4)
+    quiet = np.abs(samples[loud[0]:loud[-1]]) < 1e-4
+    longest = run = 0
+    for q in quiet:
+        run = run + 1 if q else 0
+        longest = max(longest, run)
+    return longest / rate
+
+
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng renders the lines")
+def test_a_line_said_with_a_pause_holds_a_human_pause():
+    voices = {"Carla": Voice("es", 160, 50)}
+    plain = Renderer(voices, random.Random(1))
+    paused = Renderer(voices, random.Random(1), pause_p=1.0)
+    said, s0, s1 = plain.render("Carla", "Carla cuatro trenes")
+    with_pause, p0, p1 = paused.render("Carla", "Carla cuatro trenes")
+    assert _longest_inner_silence_s(said[round(s0 * 16000):round(s1 * 16000)]) < PAUSE_S[0]
+    gap = _longest_inner_silence_s(with_pause[round(p0 * 16000):round(p1 * 16000)])
+    assert PAUSE_S[0] <= gap <= PAUSE_S[1] + 0.1
 
 
 def test_a_labelled_folder_lends_only_its_noise_clips(tmp_path):

@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--noise", help="folder of noise WAVs (or a labelled folder's noise clips)")
     sim.add_argument("--snr", type=float, help="speech-to-noise ratio in dB (default 12)")
     sim.add_argument("--seed", type=int, help="the same seed plays the same games")
+    sim.add_argument("--pauses", type=float, help="how often a line is said with a pause "
+                     "of 0.3-0.9 s after its filler or the player's name, as people do "
+                     "(0-1, default 0)")
     bench.set_defaults(target="voice_ref.simulation.bench:main")
 
     models = sub.add_parser("models", help="fetch or assemble speech models into models/")

@@ -52,6 +52,7 @@ class BenchOptions:
     model: str | None = None  # a model folder (`--model`), else the config's
     rows: Path | None = None  # every line's result, as JSON Lines (`LineRow`)
     prepare: bool = True  # as `voice-ref play`: the recognizer prepares the table's phrases
+    pause_p: float = 0.0  # how often a line is said with a pause after a filler or a name
 
 
 def main(args: argparse.Namespace) -> int:
@@ -94,6 +95,9 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     voices = tuple(v.strip() for v in (args.voices or DEFAULT_VOICES).split(",") if v.strip())
     if not voices:
         raise ValueError("--voices needs at least one espeak-ng voice name.")
+    pause_p = getattr(args, "pauses", None) or 0.0
+    if not 0.0 <= pause_p <= 1.0:
+        raise ValueError("--pauses is a probability, from 0 to 1.")
     if args.snr is not None and not args.noise:
         raise ValueError("--snr needs --noise DIR (the noise to mix at that SNR).")
     try:
@@ -109,6 +113,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         model=getattr(args, "model", None),
         rows=Path(args.rows) if getattr(args, "rows", None) else None,
         prepare=not getattr(args, "cold", False),
+        pause_p=pause_p,
     )
 
 
@@ -147,7 +152,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                 session.prepare()
                 prepare_s = time.perf_counter() - t0
             renderer = Renderer(voices, rng("voice"), noise=noise, snr_db=options.snr_db,
-                                sample_rate=recognizer.sample_rate)
+                                sample_rate=recognizer.sample_rate, pause_p=options.pause_p)
             phrasing = Phrasing(rng("words"), options.players, config.dialect)
             table = Table(intended, phrasing, prompts, rng("table"))
             result = play_game(session, referee, announcer, table, renderer.render, rng("time"),

@@ -101,8 +101,26 @@ def mix(speech: np.ndarray, noise: np.ndarray, snr_db: float) -> np.ndarray:
     return (speech + gain * noise[: len(speech)]).astype(np.float32)
 
 
+# A pause people make inside a line, after an interjection or a name ("ehm … cerrada",
+# "Carla … cuatro trenes"): longer than the VAD's 0.2 s end of speech, so the line may
+# reach the referee in two utterances (`voice-ref bench --games --pauses P`).
+PAUSE_S = (0.3, 0.9)
+
+
+def pause_point(text: str, names: frozenset[str]) -> int | None:
+    """Where a speaker may pause in `text`: after its first comma, else after a player's
+    name that opens it; None when the line has no such place."""
+    comma = text.find(",")
+    if comma > 0:
+        return comma + 1
+    first, _, rest = text.partition(" ")
+    return len(first) if rest and first in names else None
+
+
 class Renderer:
-    """Renders one player's line: voice varied a little, padded, levelled, noise underneath."""
+    """Renders one player's line: voice varied a little, padded, levelled, noise underneath.
+    With `pause_p`, a line with a place to pause (`pause_point`) is said with a pause of
+    `PAUSE_S` there that often."""
 
     def __init__(
         self,
@@ -112,12 +130,14 @@ class Renderer:
         noise: NoiseBank | None = None,
         snr_db: float | None = None,
         sample_rate: int = RATE,
+        pause_p: float = 0.0,
     ) -> None:
         self.voices = voices
         self.rng = rng
         self.noise = noise
         self.snr_db = snr_db
         self.sample_rate = sample_rate
+        self.pause_p = pause_p
 
     def render(self, speaker: str, text: str) -> tuple[np.ndarray, float, float]:
         """Samples, and where the speech starts and ends in them (seconds)."""
@@ -125,7 +145,7 @@ class Renderer:
         base = self.voices[speaker]
         voice = Voice(base.name, base.rate + rng.randint(-12, 12),
                       max(0, min(99, base.pitch + rng.randint(-8, 8))))
-        speech = espeak(text, voice, self.sample_rate)
+        speech = self._speech(text, voice)
         peak = float(np.max(np.abs(speech))) or 1.0
         level = 10 ** (rng.uniform(-30.0, -18.0) / 20)  # active speech level, dBFS
         speech = speech / peak * level / max(np.sqrt(active_power(speech / peak)), 1e-6)
@@ -137,3 +157,19 @@ class Renderer:
             clip = mix(clip, self.noise.stretch(rng, len(clip)), self.snr_db)
         clip = np.clip(clip, -1.0, 1.0).astype(np.float32)
         return clip, lead / self.sample_rate, (lead + len(speech)) / self.sample_rate
+
+    def _speech(self, text: str, voice: Voice) -> np.ndarray:
+        """The line as espeak-ng says it, or in two parts with a human pause between."""
+        cut = pause_point(text, frozenset(self.voices)) if self.pause_p > 0 else None
+        if cut is None or self.rng.random() >= self.pause_p:
+            return espeak(text, voice, self.sample_rate)
+        pause = np.zeros(int(self.sample_rate * self.rng.uniform(*PAUSE_S)), np.float32)
+        head = _trimmed(espeak(text[:cut].rstrip(" ,"), voice, self.sample_rate))
+        tail = _trimmed(espeak(text[cut:].strip(), voice, self.sample_rate))
+        return np.concatenate([head, pause, tail])
+
+
+def _trimmed(speech: np.ndarray, floor: float = 1e-4) -> np.ndarray:
+    """`speech` without espeak-ng's own silence around it (the pause is the one asked for)."""
+    loud = np.flatnonzero(np.abs(speech) >= floor)
+    return speech[loud[0] : loud[-1] + 1] if len(loud) else speech
