@@ -159,6 +159,22 @@ def test_a_no_to_did_you_say_makes_the_next_call_wary_and_rules_out_that_bid() -
     assert not game_view(referee, referee.expecting).wary
 
 
+def test_a_no_refuses_the_call_asked_about_after_table_talk_in_between() -> None:
+    """The loop holds a "¿Dijiste …?" a moment in case the call goes on (session.py); table
+    talk heard meanwhile leaves the question standing, so the "no" still refuses its call."""
+    referee = referee_at("una quina")
+    decide_live = make_decider(load_config())
+    unsure = utt(("dos trenes", 0.4), ("dos tontos", 0.35), ("qué calor", 0.25))
+    asked = decide_live(unsure, referee, referee.expecting)
+    assert asked.action == Action.CONFIRM and asked.intent == BidIntent(quantity=2, face=3)
+    talk = decide_live(utt(("qué calor hace", 0.97), ("dos trenes", 0.03)), referee,
+                       referee.expecting)
+    assert talk.action == Action.IGNORE
+    decide_live(utt(("no", 0.95), ("sí", 0.05)), referee, "yes_no")
+    again = decide_live(unsure, referee, referee.expecting)
+    assert again.action == Action.CONFIRM and again.intent == BidIntent(quantity=2, face=2)
+
+
 def test_a_yes_is_never_slowed_by_wariness() -> None:
     """The answer to the loop's own question is decided as before (the view is sí/no)."""
     referee = referee_at("una quina")

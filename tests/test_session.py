@@ -306,13 +306,52 @@ def test_confirmation_question_then_yes_applies_the_bid(tmp_path):
     assert objects[1]["state"]["turn"] == "Beto"
 
 
+def _confirm_dudo_about_son(utterance, referee, expecting):
+    """A decider that takes the first part of "son … cuatro sextos" for a doubtful dudo."""
+    from voice_ref.language.intents import BidIntent, DudoIntent
+
+    text = utterance.best.text
+    if text == "son":
+        return Heard("confirm", text, DudoIntent(), 0.5, "¿Dijiste dudo?")
+    if text == "cuatro sextos":
+        return Heard("accept", text, BidIntent(quantity=4, face=6), 0.9)
+    return Heard("ignore", text)
+
+
+@pytest.mark.parametrize(
+    ("pause_s", "asked"),
+    [
+        (0.2, False),  # the call goes on within the hold: its rest answers, nothing asked
+        (0.3, False),
+        (0.8, True),  # nothing followed in time: the question is asked, the bid still heard
+    ],
+)
+def test_a_question_waits_while_the_call_goes_on(tmp_path, pause_s, asked):
+    """ "son …" | "cuatro sextos": the "¿Dijiste dudo?" about the first part is held
+    `CONFIRM_HOLD_S`; asked at once it would cover the rest of the call."""
+    wav = ScriptedWav([(None, 0.3), ("son", 0.3), (None, pause_s), ("cuatro sextos", 0.5),
+                       (None, 1.0)])
+    session, printed, objects = silent_session(tmp_path, wav, decide=_confirm_dudo_about_son)
+    assert ("¿Dijiste dudo?" in printed) is asked
+    if not asked:  # the call is taken; no dudo is pending
+        assert objects[-1]["intent"] == {"type": "bid", "quantity": 4, "face": 6,
+                                         "clean": False}
+        assert session._pending_confirm is None
+
+
+def test_a_held_question_is_asked_at_the_end_of_a_recording(tmp_path):
+    wav = ScriptedWav([(None, 0.3), ("son", 0.3)])
+    _session, printed, _objects = silent_session(tmp_path, wav, decide=_confirm_dudo_about_son)
+    assert "¿Dijiste dudo?" in printed
+
+
 def test_a_confirmation_listens_for_si_and_no_on_every_backend(tmp_path):
     """While "¿Dijiste cinco sextos?" waits, the recognizer is told the plain sí / no
     phrases (an empty context meant the whole game to Vosk, sí / no to Whisper); after
     the answer, the game's phrases again."""
     from voice_ref.language.inventory import PhraseInventory
 
-    wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.3), ("sí", 0.3),
+    wav = ScriptedWav([(None, 0.3), ("cinco cenas", 0.3), (None, 0.8), ("sí", 0.3),
                        (None, 0.3)])
     session, _printed, objects = silent_session(tmp_path, wav, decide=_confirm_cinco_sextos)
     asking = [c for c in session.recognizer.contexts if c.expecting == "yes_no"]

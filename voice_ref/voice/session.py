@@ -44,6 +44,12 @@ Decider = DeciderFn
 # (`Recognizer.hearing_speech`), so the wait need only cover the gap and the VAD's onset.
 # Players repeat a call they got no answer to after about 3 s: asked sooner, they need not.
 FRAGMENT_WAIT_S = 2.0
+# How long a "¿Dijiste …?" waits before it is asked, in case the player is still talking:
+# a call cut by a pause ("son …" | "cuatro sextos") is often confirmed from its first
+# part, and asked at once the question covers the rest, which the self-hearing guard then
+# drops. Once more speech starts the question waits for it; what it says supersedes the
+# question unless it is table talk.
+CONFIRM_HOLD_S = 0.4
 
 
 def table_contexts(referee: RefereePort) -> list[ListenContext]:
@@ -77,6 +83,7 @@ class VoiceSession:
         gate_self_hearing: bool = True,
         reask_after_s: float = 12.0,
         fragment_wait_s: float = FRAGMENT_WAIT_S,
+        confirm_hold_s: float = CONFIRM_HOLD_S,
         accept_audio: Callable[[float], bool] = lambda _t: True,
         on_listening: Callable[[int], None] | None = None,
         opening_extra: Mapping[str, object] | None = None,
@@ -92,6 +99,7 @@ class VoiceSession:
         self.gate_self_hearing = gate_self_hearing
         self.reask_after_s = reask_after_s
         self.fragment_wait_s = fragment_wait_s
+        self.confirm_hold_s = confirm_hold_s
         self.accept_audio = accept_audio  # push-to-talk: is the table's key held now?
         self.on_listening = on_listening
         self.on_heard = on_heard  # every decided utterance (the simulated table's --rows)
@@ -101,6 +109,7 @@ class VoiceSession:
         self.dropped_blocks = 0
         self._deaf = False
         self._pending_confirm: Intent | None = None  # awaiting "sí" after "¿Dijiste ...?"
+        self._held_confirm: tuple[Heard, float] | None = None  # not asked yet: (verdict, at)
         self._last_question = ""
         self._quiet_since: float | None = None
         self._last_heard: tuple[str, float | None] | None = None
@@ -147,6 +156,8 @@ class VoiceSession:
         if self.recognizer.hearing_speech():
             self._quiet_since = None
             return
+        if self._held_confirm is not None and t - self._held_confirm[1] >= self.confirm_hold_s:
+            self._ask_held_confirm()
         if self._fragment_at is not None and t - self._fragment_at >= self.fragment_wait_s:
             self._fragment_unanswered()
         self._maybe_reask(t)
@@ -154,6 +165,8 @@ class VoiceSession:
     def finish(self) -> None:
         for utterance in self.recognizer.flush():
             self._on_utterance(utterance, None)
+        if self._held_confirm is not None:
+            self._ask_held_confirm()
         if self._fragment_at is not None:
             self._fragment_unanswered()
         if self.display is not None:
@@ -188,16 +201,30 @@ class VoiceSession:
         if self._pending_confirm is not None:
             self._answer_confirmation(heard)
             return
+        if self._held_confirm is not None:
+            if heard.action == Action.IGNORE:
+                return  # table talk after the call: the held question stands
+            self._held_confirm = None  # what the player went on to say supersedes it
         if heard.action == Action.ACCEPT and heard.intent is not None:
             self._respond(self.referee.handle_intent(heard.intent, heard=heard.text))
         elif heard.action == Action.CONFIRM and heard.intent is not None:
-            self._pending_confirm = heard.intent
-            self._ask(heard.question)
+            self._held_confirm = (heard, t if t is not None else float("-inf"))
+            if t is None or self.confirm_hold_s <= 0:
+                self._ask_held_confirm()
         elif heard.action == Action.HOLD:  # "un" | ...: wait for the rest of the call
             self._fragment_at = t if t is not None else float("-inf")
         elif heard.action == Action.REASK and heard.question:
             self._ask(heard.question)
         # "ignore": table talk — no action, nothing said, no protocol object.
+
+    def _ask_held_confirm(self) -> None:
+        """Nobody went on talking: ask the held "¿Dijiste …?" now."""
+        if self._held_confirm is None:
+            return
+        heard, _ = self._held_confirm
+        self._held_confirm = None
+        self._pending_confirm = heard.intent
+        self._ask(heard.question)
 
     def _fragment_unanswered(self) -> None:
         """A held fragment got no continuation in time: ask the table to repeat."""

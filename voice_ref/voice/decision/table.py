@@ -161,7 +161,9 @@ class TableDecider:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._deciders: dict[tuple[str, ...], Decider] = {}
-        self._asked: Intent | None = None  # what our last "¿Dijiste …?" asked about
+        # What our last "¿Dijiste …?" asked about: the loop only ever asks about the latest
+        # confirmation (it may hold one a moment and drop it if a call follows, below).
+        self._asked: Intent | None = None
         self._refusals: Refusals | None = None
 
     def _decider(self, referee: RefereePort) -> Decider:
@@ -186,7 +188,8 @@ class TableDecider:
         nos = self._refusals_now(referee)
         verdict = self._decider(referee)(utterance, game_view(referee, expecting, nos))
         if expecting == referee.expecting:
-            self._asked = verdict.intent if verdict.action == Action.CONFIRM else None
+            if verdict.action == Action.CONFIRM:  # the loop asks about the latest one
+                self._asked = verdict.intent
         elif verdict.action == Action.ACCEPT and isinstance(verdict.intent, NoIntent):
             self._refusals = nos.with_no(self._asked)  # "no" to our "¿Dijiste …?"
         text = verdict.heard or (utterance.best.text if utterance.best else "")
