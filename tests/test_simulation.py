@@ -391,3 +391,18 @@ def test_the_games_bench_uses_the_model_folder_given(monkeypatch) -> None:  # no
     with pytest.raises(RuntimeError, match="stop here"):
         runner.wire(Config(), setup, None, None, options.backend, options.model)  # type: ignore[arg-type]
     assert asked == {"backend": "whisper", "model": "other-model"}
+
+
+@pytest.mark.parametrize(("pauses", "error"), [(None, None), (0.5, None), (1.5, "probability")])
+def test_the_games_bench_takes_how_often_players_pause(pauses, error) -> None:  # noqa: ANN001
+    from argparse import Namespace
+
+    from voice_ref.simulation import bench as games_bench
+
+    args = Namespace(games=1, players="Ana,Beto", voices="es", noise=None, snr=None, seed=1,
+                     backend=None, model=None, rows=None, rules=None, pauses=pauses)
+    if error:
+        with pytest.raises(ValueError, match=error):
+            games_bench._options(args, Config())
+    else:
+        assert games_bench._options(args, Config()).pause_p == (pauses or 0.0)
