@@ -162,7 +162,7 @@ class TableDecider:
         self.config = config
         self._deciders: dict[tuple[str, ...], Decider] = {}
         # What our last "¿Dijiste …?" asked about: the loop only ever asks about the latest
-        # confirmation (it may hold one a moment and drop it if a call follows, below).
+        # confirmation (`VoiceSession` holds one a moment, and drops it if a call follows).
         self._asked: Intent | None = None
         self._refusals: Refusals | None = None
 
