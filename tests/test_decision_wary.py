@@ -61,9 +61,9 @@ CASES = [
     # Below `confirm` nothing changes: still too unsure to ask.
     ("cuatro quinas", 0.25, True, Action.IGNORE, None),
     # Counts and consequential moves are game moves too (a count misheard once is often
-    # misheard again); a consequential one already needed 0.6, now 0.7.
-    ("doce", 0.55, True, Action.CONFIRM, NumberIntent(value=12)),
-    ("doce", 0.55, False, Action.ACCEPT, NumberIntent(value=12)),
+    # misheard again); both already need 0.6, now 0.7.
+    ("doce", 0.65, True, Action.CONFIRM, NumberIntent(value=12)),
+    ("doce", 0.65, False, Action.ACCEPT, NumberIntent(value=12)),
     ("dudo", 0.65, True, Action.CONFIRM, DudoIntent()),
     ("dudo", 0.65, False, Action.ACCEPT, DudoIntent()),
     ("dudo", 0.75, True, Action.ACCEPT, DudoIntent()),

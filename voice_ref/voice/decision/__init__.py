@@ -42,8 +42,9 @@ bench. Steps, for each utterance:
    action and a "me equivoqué", while a clearly heard one is still taken at once.
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
-   they end a round or rewrite it) and a "sí" (it commits what was asked) need
-   `accept_consequential`; a legal reading
+   they end a round or rewrite it), a "sí" (it commits what was asked) and the count
+   after a challenge (it decides who loses a die) need `accept_consequential`; a legal
+   reading
    between `confirm` and its threshold is **confirmed** ("¿Dijiste cuatro quinas?")
    instead of ignored. Answering the loop's own "¿Dijiste …?" (`GameView.confirming`),
    a "no" needs only `accept`, whatever the free transcript says (a wrong "no" costs

@@ -9,6 +9,7 @@ from voice_ref.language.intents import (
     Intent,
     NameOnlyIntent,
     NoIntent,
+    NumberIntent,
     YesIntent,
 )
 from voice_ref.language.lexicon import Lexicon
@@ -74,7 +75,9 @@ def decide(
     if view.confirming and isinstance(best.intent, NoIntent) and best.share >= limits.accept:
         return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text)
     # A "sí" commits what the referee asked about (a bid, a dudo, an undone result): as sure.
-    committing = isinstance(best.intent, (*CONSEQUENTIAL, YesIntent))
+    # So does the count after a challenge: it decides who loses a die, and a wrong one
+    # is rarely noticed (BENCHMARKS.md, session 23).
+    committing = isinstance(best.intent, (*CONSEQUENTIAL, YesIntent, NumberIntent))
     need = limits.accept_consequential if committing else limits.accept
     # Doubt gates acting only: an illegal reading is still explained at `need` (it
     # changes nothing), as before.

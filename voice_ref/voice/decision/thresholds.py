@@ -19,7 +19,8 @@ from voice_ref.language.intents import (
 if TYPE_CHECKING:
     from voice_ref.config import Config
 
-# Actions that end or rewrite a round: they need more evidence (`accept_consequential`).
+# Actions that end or rewrite a round: they need more evidence (`accept_consequential`,
+# as do a "sí" and the count after a challenge: `decide`).
 CONSEQUENTIAL = (DudoIntent, CalzoIntent, PasoIntent, UndoIntent, NewGameIntent)
 # Lines that make no game move: wariness after a correction never slows them (a second
 # "me equivoqué" is taken as the first was; a new game is asked about anyway).
