@@ -178,6 +178,43 @@ def test_the_bid_ceiling_follows_the_bidding(tmp_path: Path) -> None:
     assert view.implausible_nats(BidIntent(13, 5), limits) == -2.0 * limits.implausible_nats
 
 
+def test_a_bid_far_below_the_least_raise_gives_way_to_the_call(tmp_path: Path) -> None:
+    """A games bench's "dudo" over "cuatro sextos" came out "una quina": nobody misjudges a
+    raise by four, so the dudo behind it is taken, and no rule is explained to a player
+    who never broke it."""
+    referee = referee_at_a_bid(tmp_path, "cuatro sextos")
+    view = game_view(referee, referee.expecting)
+    heard = utt(("una quina", 0.8), ("dudo", 0.15), ("qué calor", 0.05))
+    parser = Parser(list(referee.players))
+    assert decide(heard, parser, view=view, limits=Thresholds()).intent == DudoIntent()
+    off = Thresholds(far_below_nats=0.0)
+    assert decide(heard, parser, view=view, limits=off).intent == BidIntent(1, 5)
+
+
+def test_a_raise_just_too_low_is_still_heard_and_explained(tmp_path: Path) -> None:
+    """The same bid again or one less is what a player who misjudges a raise says: it
+    keeps its share, so the referee explains the rule."""
+    referee = referee_at_a_bid(tmp_path, "cuatro sextos")
+    limits = Thresholds()
+    view = game_view(referee, referee.expecting)
+    assert view.minimums[(6, False)] == 5 and view.minimums[(1, False)] == 3
+    assert view.far_below_nats(BidIntent(4, 6), limits) == 0.0  # the same again
+    assert view.far_below_nats(BidIntent(3, 6), limits) == 0.0  # one less
+    assert view.far_below_nats(BidIntent(2, 6), limits) == -limits.far_below_nats
+    assert view.far_below_nats(BidIntent(1, 1), limits) == 0.0  # aces: least is three
+    assert view.far_below_nats(DudoIntent(), limits) == 0.0
+    heard = utt(("cuatro sextos", 0.7), ("catorce sextos", 0.2), ("qué calor", 0.1))
+    verdict = decide(heard, Parser(list(referee.players)), view=view, limits=limits)
+    assert verdict.intent == BidIntent(4, 6) and verdict.why == "illegal: explained"
+
+
+def test_an_opening_bid_is_never_far_below(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path)
+    view = game_view(referee, referee.expecting)
+    assert view.minimums == {}
+    assert view.far_below_nats(BidIntent(1, 5), Thresholds()) == 0.0
+
+
 def test_the_dice_move_mass_among_bids_never_to_table_talk(tmp_path: Path) -> None:
     referee = referee_at_a_bid(tmp_path, "dos sextos")
     view = game_view(referee, referee.expecting)

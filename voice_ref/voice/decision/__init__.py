@@ -23,7 +23,11 @@ bench. Steps, for each utterance:
    asked about again unless heard clearly. A prior, never a ban: a "sí" misheard as "no"
    cannot lock the table out of its own call. A bid above what the dice on the table
    plausibly hold (`GameView.ceilings`) loses `implausible_nats` per die over: "trece
-   sextos" after "dos sextos" at 15 dice is "tres sextos" misheard. Asked for the count,
+   sextos" after "dos sextos" at 15 dice is "tres sextos" misheard. A bid more than
+   `illegal_reach` below the least raise of its face (`GameView.far_below_nats`) loses
+   `far_below_nats`: a player who misjudges a raise says the same bid again or one less,
+   so "una quina" over "cuatro sextos" is a call misheard ("dudo"), while "cuatro sextos"
+   again keeps its share and is explained. Asked for the count,
    `count_prior` x the binomial log-odds of each count against the likeliest one
    (`GameView.count_logp`): at 15 dice, "una" sexto is 2.5 nats rarer than five.
 4. **Evidence against game speech** (`talk_evidence`): a fluent free transcript that

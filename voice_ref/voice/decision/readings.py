@@ -93,7 +93,12 @@ def _game_prior(out: list[Reading], view: GameView, limits: Thresholds) -> list[
 
     def nats(intent: Intent) -> float:
         likely = limits.raise_prior if view.is_likely(intent) else 0.0
-        return likely + view.implausible_nats(intent, limits) + view.count_nats(intent, limits)
+        return (
+            likely
+            + view.implausible_nats(intent, limits)
+            + view.far_below_nats(intent, limits)
+            + view.count_nats(intent, limits)
+        )
 
     game = sum(r.share for r in out if r.intent is not None)
     lifted = [

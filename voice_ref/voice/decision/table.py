@@ -89,11 +89,14 @@ def game_view(
     game = referee.game
     likely: frozenset[Intent] = frozenset()
     ceilings: dict[tuple[int, bool], float] = {}
+    least: dict[tuple[int, bool], int] = {}
     if expecting == Expecting.TURN:
         standing = None if game.bid is None else _bid_intent(game.bid)
         minimums = game.minimum_bids()
         likely = likely_raises(standing, map(_bid_intent, minimums))
         ceilings = bid_ceilings(game, minimums)
+        if standing is not None:  # an opening bid is never too low
+            least = {(int(b.face), b.clean): b.quantity for b in minimums}
     odds: dict[int, float] = {}
     if expecting == Expecting.COUNT and game.challenge is not None:
         odds = count_odds(game.dice_on_table, wild_aces=game.challenge.wild_aces)
@@ -111,6 +114,7 @@ def game_view(
         wary=own and (nos.corrected or referee.corrected()),
         confirming=not own,
         ceilings=ceilings,
+        minimums=least,
         count_logp=odds,
     )
 

@@ -83,6 +83,11 @@ class Thresholds:
     # Nats against a bid per die above its ceiling (`GameView.ceilings`). Chosen on whole
     # games of the DEV tuning voices (BENCHMARKS.md, session 11); clips have no dice.
     implausible_nats: float = 1.0
+    # Nats against a bid more than `illegal_reach` below the least raise of its face
+    # (`GameView.far_below_nats`). Set a priori as strong as a refusal; measured on
+    # whole games (BENCHMARKS.md, session 23).
+    far_below_nats: float = 3.0
+    illegal_reach: int = 2
     # Weight of the binomial prior on the count the table answers (`GameView.count_logp`).
     # Chosen on whole games of the DEV tuning voices (BENCHMARKS.md, session 11).
     count_prior: float = 0.5

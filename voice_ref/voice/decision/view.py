@@ -50,6 +50,9 @@ class GameView:
     confirming: bool = False
     # Per (face, clean): the highest quantity a bid plausibly has now (`bid_ceilings`).
     ceilings: Mapping[tuple[int, bool], float] = field(default_factory=dict)
+    # Per (face, clean): the least quantity that beats the standing bid (the game's
+    # minimum bids; empty when no bid is awaited).
+    minimums: Mapping[tuple[int, bool], int] = field(default_factory=dict)
     # Asked for the count: per count, its binomial log-probability minus the likeliest
     # count's (<= 0), from the dice on the table (the referee never sees them).
     count_logp: Mapping[int, float] = field(default_factory=dict)
@@ -89,6 +92,19 @@ class GameView:
         if ceiling is None or intent.quantity <= ceiling:
             return 0.0
         return -limits.implausible_nats * (intent.quantity - ceiling)
+
+    def far_below_nats(self, intent: Intent, limits: Thresholds) -> float:
+        """What the standing bid says against a bid far below the least raise (nats,
+        <= 0): players who misjudge a raise say the same bid again or one less
+        (`Thresholds.illegal_reach`), nobody says "una quina" over "cuatro sextos"; such
+        a reading is a call misheard ("dudo" as "una quina"), and explaining a rule to a
+        player who never broke it costs the table two lines."""
+        if not isinstance(intent, BidIntent):
+            return 0.0
+        least = self.minimums.get((intent.face, intent.clean))
+        if least is None or intent.quantity >= least - limits.illegal_reach:
+            return 0.0
+        return -limits.far_below_nats
 
     def count_nats(self, intent: Intent, limits: Thresholds) -> float:
         """What the odds of the dice say about a count this far from the likeliest."""
