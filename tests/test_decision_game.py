@@ -66,6 +66,19 @@ def test_a_near_threshold_legal_bid_is_confirmed_in_the_referees_words(tmp_path:
     assert heard.question.startswith("¿") and "nueve" in heard.question
 
 
+def test_an_unsure_count_is_asked_back_with_the_face_counted(tmp_path: Path) -> None:
+    """ "¿Dijiste cuatro quinas?", not Whisper's "¿Dijiste son 4?"; zero keeps the words
+    heard ("¿Dijiste no hay?")."""
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    referee.handle_text("dudo")
+    decide = make_decider(load_config())
+    heard = decide(utt(("son 4", 0.55), ("qué calor", 0.45)), referee, referee.expecting)
+    assert heard.action == "confirm" and heard.intent == NumberIntent(4)
+    assert heard.question == "¿Dijiste cuatro quinas?"
+    heard = decide(utt(("no hay", 0.55), ("qué calor", 0.45)), referee, referee.expecting)
+    assert heard.intent == NumberIntent(0) and heard.question == "¿Dijiste no hay?"
+
+
 def test_an_unsure_dudo_is_confirmed_not_accepted(tmp_path: Path) -> None:
     referee = referee_at_a_bid(tmp_path, "dos quinas")
     decide = make_decider(load_config())

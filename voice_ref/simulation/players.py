@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 
 from voice_ref.dialogue.prompts import Prompts
 from voice_ref.dialogue.protocol import Reply
-from voice_ref.language.intents import Intent, NoIntent, UndoIntent, YesIntent
+from voice_ref.language.intents import (
+    BidIntent,
+    Intent,
+    NoIntent,
+    NumberIntent,
+    UndoIntent,
+    YesIntent,
+)
 from voice_ref.language.parser import Parser
 from voice_ref.rules.game import Awaiting, Game
 from voice_ref.rules.moves import Move, ObligarAnswer, Raise
@@ -44,9 +51,12 @@ class TableStats:
 
 
 def same_meaning(a: Intent | None, b: Intent | None) -> bool:
-    """Whether two intents mean the same (a name said before a call does not matter)."""
+    """Whether two intents mean the same (a name said before a call does not matter). A
+    count is asked back with its face ("¿Dijiste cuatro quinas?"): the quantity is it."""
     if a is None or b is None:
         return a is b
+    if isinstance(a, BidIntent) and isinstance(b, NumberIntent):
+        a, b = NumberIntent(value=a.quantity), b
     if a.type == "starter" or b.type == "starter":
         return a.to_json() == b.to_json()
     strip = lambda i: {k: v for k, v in i.to_json().items() if k != "player"}  # noqa: E731

@@ -231,9 +231,14 @@ def make_decider(config: Config) -> TableDecider:
 
 
 def confirm_question(referee: RefereePort, intent: Intent | None, heard: str) -> str:
-    """ "¿Dijiste cuatro quinas?" in the referee's own words for a bid, else what was heard."""
+    """ "¿Dijiste cuatro quinas?" in the referee's own words for a bid, and for the count
+    after a challenge the count with the face counted (everyone at the table is looking
+    at those dice; "¿Dijiste son 4?" echoed Whisper's digits); else what was heard."""
+    challenge = referee.game.challenge
     if isinstance(intent, BidIntent):
         words = referee.speaker.bid(intent.quantity, intent.face, intent.clean)
+    elif isinstance(intent, NumberIntent) and intent.value > 0 and challenge is not None:
+        words = referee.speaker.bid(intent.value, challenge.bid.face)
     else:
         words = heard
     return referee.prompts.say("ask.did_you_say", words=words)
