@@ -397,7 +397,10 @@ def test_vosk_n_best_takes_the_same_context_prior_and_confirmation_rules():
     # whatever the exact shares are (they vary a little between runs of the whole suite).
     first = decide(unclear, parser, limits=Thresholds(duration_logp=float("-inf")))
     assert first.intent == NumberIntent(value=1) and 0.3 < first.score < 0.98
-    limits = Thresholds(accept=first.score + 0.01, confirm=0.3, duration_logp=float("-inf"))
+    edge = first.score + 0.01  # a count needs the consequential share: both just above
+    limits = Thresholds(
+        accept=edge, accept_consequential=edge, confirm=0.3, duration_logp=float("-inf")
+    )
     blind = decide(unclear, parser, limits=limits)
     assert blind.action == "confirm" and blind.intent == NumberIntent(value=1)
     # A count is expected and two dice are on the table: "no" (and 3) are no candidates.
