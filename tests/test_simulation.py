@@ -192,10 +192,12 @@ def test_every_line_gets_a_row_and_the_wrong_accept_is_marked_on_its_line():
     json.dumps(row)  # a JSON Lines row as written by `bench --games --rows`
 
 
-def test_a_confirmation_of_what_was_meant_is_answered_si():
+@pytest.mark.parametrize("kind", ["dudo", "number"])
+def test_a_confirmation_of_what_was_meant_is_answered_si(kind: str):
+    """Heard with a share below what it needs, a dudo is asked "¿Dijiste dudo?" and a
+    count "¿Dijiste cuatro quinas?" (its face added): its speaker says sí to either."""
     intended = play(PLAYERS, make_rules("chile"), random.Random(1))
-    i = next(n for n, a in enumerate(intended.actions) if a.intent.type == "dudo")
-    # A dudo heard with a share below what a consequential call needs: "¿Dijiste dudo?"
+    i = next(n for n, a in enumerate(intended.actions) if a.intent.type == kind)
     result, recognizer, _ = scripted_game(
         lambda n, t: [(t, 0.55), ("blorp", 0.45)] if n == i else None)
     s = result.stats
@@ -203,18 +205,6 @@ def test_a_confirmation_of_what_was_meant_is_answered_si():
     assert s.confirmations == 1 and recognizer.heard[i + 1] == "sí"
     assert (s.wrong_accepts, s.repeats) == (0, 0)
     assert s.utterances == len(intended.actions) + 1
-
-
-def test_a_count_asked_back_with_its_face_is_answered_si():
-    intended = play(PLAYERS, make_rules("chile"), random.Random(1))
-    i = next(n for n, a in enumerate(intended.actions) if a.intent.type == "number")
-    # A count heard with a share below what a count needs: "¿Dijiste cuatro quinas?"
-    result, recognizer, _ = scripted_game(
-        lambda n, t: [(t, 0.55), ("blorp", 0.45)] if n == i else None)
-    s = result.stats
-    assert result.correct and result.uncorrected == 0
-    assert s.confirmations == 1 and recognizer.heard[i + 1] == "sí"
-    assert (s.wrong_accepts, s.repeats) == (0, 0)
 
 
 def test_a_confirmed_correction_is_answered_si_and_counts_as_meant():
