@@ -56,7 +56,7 @@ def same_meaning(a: Intent | None, b: Intent | None) -> bool:
     if a is None or b is None:
         return a is b
     if isinstance(a, BidIntent) and isinstance(b, NumberIntent):
-        a, b = NumberIntent(value=a.quantity), b
+        a = NumberIntent(value=a.quantity)
     if a.type == "starter" or b.type == "starter":
         return a.to_json() == b.to_json()
     strip = lambda i: {k: v for k, v in i.to_json().items() if k != "player"}  # noqa: E731

@@ -138,6 +138,7 @@ class Renderer:
         self.snr_db = snr_db
         self.sample_rate = sample_rate
         self.pause_p = pause_p
+        self._names = frozenset(voices)  # the players: where a line may pause
 
     def render(self, speaker: str, text: str) -> tuple[np.ndarray, float, float]:
         """Samples, and where the speech starts and ends in them (seconds)."""
@@ -160,7 +161,7 @@ class Renderer:
 
     def _speech(self, text: str, voice: Voice) -> np.ndarray:
         """The line as espeak-ng says it, or in two parts with a human pause between."""
-        cut = pause_point(text, frozenset(self.voices)) if self.pause_p > 0 else None
+        cut = pause_point(text, self._names) if self.pause_p > 0 else None
         if cut is None or self.rng.random() >= self.pause_p:
             return espeak(text, voice, self.sample_rate)
         pause = np.zeros(int(self.sample_rate * self.rng.uniform(*PAUSE_S)), np.float32)
