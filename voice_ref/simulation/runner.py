@@ -225,6 +225,8 @@ class LineRow:
                     "free": utterance.free_text,
                     "fluency": utterance.free_fluency,
                     "hypotheses": [[h.text, h.score] for h in utterance.hypotheses[:4]],
+                    # The recognizer's best-scored phrases before pooling (Whisper only).
+                    "scored": utterance.extra.get("scored", []),
                 }
                 for utterance, verdict in self.heard
             ],
