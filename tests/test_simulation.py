@@ -175,6 +175,19 @@ def test_a_wrong_bid_taken_is_undone_and_said_again():
     assert s.utterances == len(intended.actions) + 2
 
 
+def test_a_legal_call_heard_as_an_illegal_one_is_refused_counted_and_said_again():
+    intended = play(PLAYERS, make_rules("chile"), random.Random(1))
+    i, bid, standing = first_raise_over_a_bid(intended)
+    # The standing bid again: no raise, so the referee explains the rule to a player who
+    # broke none; nothing changes and the player says the call again.
+    result, recognizer, _ = scripted_game(
+        lambda n, t: [(words(standing), 0.95)] if n == i else None)
+    s = result.stats
+    assert result.correct and result.uncorrected == 0
+    assert (s.refused_calls, s.refused_extras, s.wrong_accepts, s.repeats) == (1, 0, 0, 1)
+    assert Parser(PLAYERS).parse(recognizer.heard[i + 1]).intent == bid
+
+
 def test_every_line_gets_a_row_and_the_wrong_accept_is_marked_on_its_line():
     intended = play(PLAYERS, make_rules("chile"), random.Random(1))
     i, bid, _ = first_raise_over_a_bid(intended)
@@ -256,7 +269,7 @@ def test_table_talk_queries_and_low_raises_change_nothing():
     s = result.stats
     assert result.correct and result.uncorrected == 0
     assert s.extra_utterances > 0 and s.refused_extras > 0
-    assert s.utterances == len(intended.actions) and s.wrong_accepts == 0
+    assert s.utterances == len(intended.actions) and s.wrong_accepts == s.refused_calls == 0
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -333,7 +346,7 @@ def test_a_labelled_folder_lends_only_its_noise_clips(tmp_path):
 
 def test_the_summary_adds_up():
     a = TableStats(utterances=12, wrong_accepts=1, confirmations=2, corrections=1, repeats=2,
-                   interruptions=1, latencies_ms=[100.0, 200.0, 300.0])
+                   interruptions=1, refused_calls=2, latencies_ms=[100.0, 200.0, 300.0])
     b = TableStats(utterances=14, confirmations=1, latencies_ms=[400.0])
     summary = summarize(
         [GameScore(True, 10, 0, a, busy_s=3.0, audio_s=60.0),
@@ -343,7 +356,7 @@ def test_the_summary_adds_up():
     assert summary["intended_actions"] == 20 and summary["utterances"] == 26
     assert summary["utterances_per_action"] == 1.3
     assert (summary["wrong_accepts"], summary["uncorrected"], summary["confirmations"]) == (1, 2, 3)
-    assert summary["interruptions"] == 1
+    assert summary["interruptions"] == 1 and summary["legal_calls_refused"] == 2
     assert summary["latency_ms_mean"] == 250.0
     assert summary["latency_ms_p95"] == pytest.approx(385.0)  # numpy's linear percentile
     assert summary["rtf"] == 0.05

@@ -44,6 +44,10 @@ class TableStats:
     corrections: int = 0  # "me equivoqué" said
     repeats: int = 0  # intended actions said more than once
     refused_extras: int = 0  # illegal raises the referee refused (as it must)
+    # Calls the referee refused although what was said was legal: heard as another call
+    # ("dudo" as "una quina" over "dos cuadras") or from another player, and explained to
+    # a player who broke no rule; the game does not change, so `wrong_accepts` misses them.
+    refused_calls: int = 0
     # Replies that started > 0.25 s before the end of the line's speech: over the player, or
     # at the same moment as a repeat the player began while the referee spoke.
     interruptions: int = 0
@@ -171,8 +175,11 @@ class Table:
         after = [plain(m) for m in game.move_stack]
         if after != before and after != self._meant_after(line, before):
             self.stats.wrong_accepts += 1
-        if line.kind is Kind.ILLEGAL and any(not r.accepted for r in replies) and after == before:
+        refused = after == before and any(not r.accepted for r in replies)
+        if refused and line.kind is Kind.ILLEGAL:
             self.stats.refused_extras += 1
+        elif refused and line.kind is Kind.ACTION:
+            self.stats.refused_calls += 1
         questions = [s for s in said if self._question_words(s) is not None]
         if questions:
             self.stats.confirmations += len(questions)

@@ -49,6 +49,7 @@ def summarize(games: Sequence[GameScore], *, backend: str, model: str) -> dict[s
         "corrections": sum(g.stats.corrections for g in games),
         "extra_utterances": sum(g.stats.extra_utterances for g in games),
         "illegal_raises_refused": sum(g.stats.refused_extras for g in games),
+        "legal_calls_refused": sum(g.stats.refused_calls for g in games),
         "interruptions": sum(g.stats.interruptions for g in games),
         "table_minutes": round(audio / 60, 1),
     }
