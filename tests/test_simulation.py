@@ -211,8 +211,11 @@ def test_a_confirmation_of_what_was_meant_is_answered_si(kind: str):
     count "¿Dijiste cuatro quinas?" (its face added): its speaker says sí to either."""
     intended = play(PLAYERS, make_rules("chile"), random.Random(1))
     i = next(n for n, a in enumerate(intended.actions) if a.intent.type == kind)
+    rows = []
     result, recognizer, _ = scripted_game(
-        lambda n, t: [(t, 0.55), ("blorp", 0.45)] if n == i else None)
+        lambda n, t: [(t, 0.55), ("blorp", 0.45)] if n == i else None, on_row=rows.append)
+    heard = rows[i].to_json()["heard"][0]
+    assert heard["action"] == "confirm" and heard["why"] == "share 0.55 below 0.6"
     s = result.stats
     assert result.correct and result.uncorrected == 0
     assert s.confirmations == 1 and recognizer.heard[i + 1] == "sí"

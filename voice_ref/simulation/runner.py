@@ -222,6 +222,7 @@ class LineRow:
                     "text": verdict.text,
                     "intent": None if verdict.intent is None else verdict.intent.to_json(),
                     "score": verdict.score,
+                    "why": verdict.why,
                     "free": utterance.free_text,
                     "fluency": utterance.free_fluency,
                     "hypotheses": [[h.text, h.score] for h in utterance.hypotheses[:4]],

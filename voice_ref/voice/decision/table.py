@@ -44,6 +44,7 @@ class Heard:
     intent: Intent | None = None  # an Intent for accept/confirm
     score: float | None = None
     question: str = ""  # for confirm: "¿Dijiste cinco quinas?"; for reask: "Repitan"
+    why: str = ""  # the decision's reason (`Decision.why`), for the operator and the bench
 
 
 DeciderFn = Callable[[Utterance, RefereePort, str], Heard]
@@ -201,13 +202,13 @@ class TableDecider:
         if expecting == Expecting.TURN and accepted and is_name(verdict.intent):
             # Held, not answered: the referee would speak ("¿Sí, Ana?") over the call that
             # usually follows the name; the decider gives the name to that call.
-            return Heard(Action.IGNORE, text, verdict.intent, verdict.score)
+            return Heard(Action.IGNORE, text, verdict.intent, verdict.score, why="a name held")
         question = ""
         if verdict.action == Action.CONFIRM:
             question = confirm_question(referee, verdict.intent, text)
         elif verdict.action == Action.REASK:
             question = referee.prompts.say("ask.say_again")
-        return Heard(verdict.action, text, verdict.intent, verdict.score, question)
+        return Heard(verdict.action, text, verdict.intent, verdict.score, question, verdict.why)
 
     def drop_fragment(self, referee: RefereePort) -> str:
         """The wait for a fragment's continuation ran out: forget it and return the
