@@ -446,9 +446,15 @@ def test_play_input_runs_the_whole_front_end(tmp_path, monkeypatch, capsys, json
     monkeypatch.setattr(app, "recognizer_for",
                         lambda args, config: CodebookRecognizer(codebook))
     argv = ["play", "--input", str(tmp_path / "s.wav"), "--silent", "--players", "Ana,Beto,Carla",
-            "--starter", "Ana", "--direction", "izquierda", "--state-dir", str(tmp_path)]
+            "--starter", "Ana", "--direction", "izquierda", "--state-dir", str(tmp_path),
+            "--heard", str(tmp_path / "heard.jsonl")]
     assert cli.main(argv + (["--json"] if json_mode else [])) == 0
     out = capsys.readouterr().out
+    heard = [json.loads(x) for x in (tmp_path / "heard.jsonl").read_text("utf-8").splitlines()]
+    assert [(h["text"], h["action"]) for h in heard] == [
+        ("dos quinas", "accept"), ("hace calor", "ignore"), ("tres quinas", "accept")]
+    assert heard[1]["why"] == "table talk" and heard[0]["intent"]["face"] == 5
+    assert heard[0]["start_s"] < heard[1]["start_s"] < heard[2]["start_s"]
     if json_mode:
         objects = [json.loads(x) for x in out.splitlines()]
         assert [o["heard"] for o in objects] == [None, "dos quinas", "tres quinas"]
@@ -640,3 +646,18 @@ def test_the_fragment_question_waits_for_a_player_who_is_speaking(tmp_path, talk
     assert len(said_again) == 1
     talk_end = 0.5 + 0.4 + 1.6 + talk_s
     assert said_again[0] >= (talk_end if talk_s else 0.9 + 3.0) - 0.05
+
+
+def test_play_heard_needs_speech_and_a_writable_file(tmp_path, capsys):
+    """`--heard` with typed lines, or into a folder that does not exist: a plain answer
+    for whoever set up the table, exit 2, nothing started."""
+    from voice_ref import cli
+
+    assert cli.main(["play", "--text", "--heard", str(tmp_path / "h.jsonl")]) == 2
+    assert "with --text nothing is heard" in capsys.readouterr().err
+    coded_wav(tmp_path / "s.wav", [("dos quinas", 0.5)])
+    missing = tmp_path / "no" / "such" / "h.jsonl"
+    assert cli.main(["play", "--input", str(tmp_path / "s.wav"), "--silent",
+                     "--heard", str(missing)]) == 2
+    assert f"cannot write {missing}" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()

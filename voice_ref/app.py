@@ -9,6 +9,7 @@ arguments. Command-line options override config.toml values here and nowhere els
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import signal
 import sys
@@ -16,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -30,7 +32,8 @@ from voice_ref.dialogue.gamelog import (
 )
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.dialogue.referee import Referee, TableSetup
-from voice_ref.voice.asr.base import Recognizer
+from voice_ref.voice.asr.base import Recognizer, Utterance
+from voice_ref.voice.decision import Heard, heard_record, make_decider
 
 
 class SetupError(RuntimeError):
@@ -173,6 +176,11 @@ def play(args: argparse.Namespace) -> int:
     if args.text:
         from voice_ref.text_play import run_text, use_utf8
 
+        if getattr(args, "heard", None):
+            print("voice-ref play: --heard records what the recognizer heard; with --text "
+                  "nothing is heard. Use it with --input or the microphone.", file=sys.stderr)
+            return 2
+
         use_utf8()
         if not as_json:
             print(config_line(config), flush=True)
@@ -187,7 +195,6 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
     """`voice-ref play` with `--input session.wav` or the live microphone."""
     from voice_ref.language.lexicon import WORD_LIST, Lexicon
     from voice_ref.voice.announcer import make_announcer
-    from voice_ref.voice.decision import make_decider
     from voice_ref.voice.display import make_display
     from voice_ref.voice.microphone import Microphone, MicrophoneUnavailable
     from voice_ref.voice.session import LISTENING_MARKER, VoiceSession, listening_line
@@ -205,6 +212,15 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
     elif not Path(args.input).is_file():
         print(f"voice-ref play: the recording {args.input} does not exist.", file=sys.stderr)
         return 2
+    heard_log = None
+    if getattr(args, "heard", None):
+        try:
+            heard_log = HeardLog.open(Path(args.heard))
+        except OSError as exc:
+            if mic is not None:
+                mic.close()
+            print(f"voice-ref play: cannot write {args.heard}: {exc.strerror}.", file=sys.stderr)
+            return 2
     if not Lexicon.load():
         warn(
             f"No Spanish word list at {WORD_LIST}: table talk is told from calls with less "
@@ -239,6 +255,7 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         reask_after_s=config.audio.reask_after_s,
         accept_audio=push_to_talk_gate(config) if live else (lambda _t: True),
         on_listening=listening_again,
+        on_heard=heard_log.write if heard_log is not None else None,
         opening_extra=opening_extra(config),
     )
     # Whisper computes its text prior of the table's phrases once (minutes for new players,
@@ -268,10 +285,32 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         announcer.close()
         if mic is not None:
             mic.close()
+        if heard_log is not None:
+            heard_log.close()
     return 0
 
 
 # -- `voice-ref models prepare` --------------------------------------------------------------
+
+
+class HeardLog:
+    """`play --heard FILE`: every utterance the referee decided on, appended as one JSON
+    line and flushed at once (a game stopped at any moment keeps its lines), so whoever
+    set up the table can see why the referee asked or stayed silent."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    @classmethod
+    def open(cls, path: Path) -> HeardLog:
+        return cls(path.open("a", encoding="utf-8"))
+
+    def write(self, utterance: Utterance, heard: Heard) -> None:
+        self._out.write(json.dumps(heard_record(utterance, heard), ensure_ascii=False) + "\n")
+        self._out.flush()
+
+    def close(self) -> None:
+        self._out.close()
 
 
 def prepare_table(args: argparse.Namespace) -> int:

@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--resume", action="store_true", help="continue the game in the game log")
     play.add_argument("--backend", choices=["auto", "vosk", "whisper"], help="speech recognizer")
     play.add_argument("--model", help="speech model folder")
+    play.add_argument("--heard", metavar="JSONL",
+                      help="append every utterance the referee decided on (what it heard, what "
+                           "it did and why) to this file, one JSON object a line (speech only)")
     play.set_defaults(target="voice_ref.play:main")
 
     parse = sub.add_parser("parse", help="print the intent of a Spanish utterance")

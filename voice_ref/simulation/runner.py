@@ -26,7 +26,7 @@ from voice_ref.simulation.phrasing import Line
 from voice_ref.simulation.players import Table, TableStats
 from voice_ref.simulation.script import IntendedGame, plain
 from voice_ref.voice.asr.base import Recognizer, Utterance
-from voice_ref.voice.decision import Heard, make_decider
+from voice_ref.voice.decision import Heard, heard_record, make_decider
 from voice_ref.voice.session import VoiceSession
 
 BLOCK_S = 0.1  # as the microphone delivers
@@ -216,21 +216,7 @@ class LineRow:
             "said": self.line.text,
             "kind": self.line.kind.value,
             "meant": None if meant is None else meant.to_json(),
-            "heard": [
-                {
-                    "action": str(verdict.action),
-                    "text": verdict.text,
-                    "intent": None if verdict.intent is None else verdict.intent.to_json(),
-                    "score": verdict.score,
-                    "why": verdict.why,
-                    "free": utterance.free_text,
-                    "fluency": utterance.free_fluency,
-                    "hypotheses": [[h.text, h.score] for h in utterance.hypotheses[:4]],
-                    # The recognizer's best-scored phrases before pooling (Whisper only).
-                    "scored": utterance.extra.get("scored", []),
-                }
-                for utterance, verdict in self.heard
-            ],
+            "heard": [heard_record(utterance, verdict) for utterance, verdict in self.heard],
             "referee_said": list(self.referee_said),
             "wrong_accept": self.wrong_accept,
             "latency_ms": None if self.latency_ms is None else round(self.latency_ms, 1),

@@ -89,6 +89,7 @@ from voice_ref.voice.decision.table import (
     Refusals,
     TableDecider,
     game_view,
+    heard_record,
     make_decider,
     phrases_now,
 )
@@ -111,6 +112,7 @@ __all__ = [
     "bench_decider",
     "decide",
     "game_view",
+    "heard_record",
     "make_decider",
     "phrases_now",
     "thresholds_from",

@@ -50,6 +50,26 @@ class Heard:
 DeciderFn = Callable[[Utterance, RefereePort, str], Heard]
 
 
+def heard_record(utterance: Utterance, heard: Heard) -> dict[str, object]:
+    """One decided utterance as JSON: what the loop did and why, beside what the
+    recognizer heard (free transcript, best hypotheses, best-scored phrases before they
+    pooled). `play --heard` and the games bench's `--rows` write it, so a table that kept
+    asking can be understood afterwards."""
+    return {
+        "start_s": round(utterance.start_s, 2),
+        "end_s": round(utterance.end_s, 2),
+        "action": str(heard.action),
+        "text": heard.text,
+        "intent": None if heard.intent is None else heard.intent.to_json(),
+        "score": heard.score,
+        "why": heard.why,
+        "free": utterance.free_text,
+        "fluency": utterance.free_fluency,
+        "hypotheses": [[h.text, h.score] for h in utterance.hypotheses[:4]],
+        "scored": utterance.extra.get("scored", []),  # Whisper only
+    }
+
+
 def _bid_intent(bid: Bid) -> BidIntent:
     return BidIntent(quantity=bid.quantity, face=int(bid.face), clean=bid.clean)
 
