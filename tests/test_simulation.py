@@ -180,11 +180,13 @@ def test_a_legal_call_heard_as_an_illegal_one_is_refused_counted_and_said_again(
     i, bid, standing = first_raise_over_a_bid(intended)
     # The standing bid again: no raise, so the referee explains the rule to a player who
     # broke none; nothing changes and the player says the call again.
+    rows = []
     result, recognizer, _ = scripted_game(
-        lambda n, t: [(words(standing), 0.95)] if n == i else None)
+        lambda n, t: [(words(standing), 0.95)] if n == i else None, on_row=rows.append)
     s = result.stats
     assert result.correct and result.uncorrected == 0
     assert (s.refused_calls, s.refused_extras, s.wrong_accepts, s.repeats) == (1, 0, 0, 1)
+    assert [n for n, row in enumerate(rows) if row.refused_call] == [i]  # marked on its line
     assert Parser(PLAYERS).parse(recognizer.heard[i + 1]).intent == bid
 
 

@@ -177,12 +177,13 @@ def play_game(
                 table.stats.interruptions += early_s > INTERRUPTION_S
                 latency_ms = max(0.0, -early_s * 1000)
                 table.stats.latencies_ms.append(latency_ms)
-            wrong_before = table.stats.wrong_accepts
+            wrong_before, refused_before = table.stats.wrong_accepts, table.stats.refused_calls
             said_meanwhile = [x.text for x in announcer.lines[flight.lines_at :]]
             table.observe(flight.line, flight.before, referee.game,
                           session.replies[flight.replies_at :], said_meanwhile)
             on_row(LineRow(flight.line, flight.speech_start, tuple(heard), tuple(said_meanwhile),
-                           table.stats.wrong_accepts > wrong_before, latency_ms))
+                           table.stats.wrong_accepts > wrong_before,
+                           table.stats.refused_calls > refused_before, latency_ms))
             heard.clear()
             flight = None
             ready_at = max(t, announcer.quiet_from) + rng.uniform(*REACTION_S)
@@ -206,6 +207,7 @@ class LineRow:
     heard: tuple[tuple[Utterance, Heard], ...]
     referee_said: tuple[str, ...]
     wrong_accept: bool
+    refused_call: bool  # a legal call the referee refused (`TableStats.refused_calls`)
     latency_ms: float | None
 
     def to_json(self) -> dict[str, object]:
@@ -219,6 +221,7 @@ class LineRow:
             "heard": [heard_record(utterance, verdict) for utterance, verdict in self.heard],
             "referee_said": list(self.referee_said),
             "wrong_accept": self.wrong_accept,
+            "refused_call": self.refused_call,
             "latency_ms": None if self.latency_ms is None else round(self.latency_ms, 1),
         }
 
