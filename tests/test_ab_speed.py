@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from tool_loader import load_tool
 
 TOOL = Path(__file__).parents[1] / "tools/ab_speed.py"
 
 
 @pytest.fixture(scope="module")
 def ab():  # noqa: ANN201 - a module loaded from its file (tools/ is no package)
-    spec = importlib.util.spec_from_file_location("ab_speed", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("ab_speed")
 
 
 def test_both_trees_are_needed(ab, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001

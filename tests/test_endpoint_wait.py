@@ -3,12 +3,12 @@ a recognition costs a fixed time on a simulated clock, so the numbers are determ
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tool_loader import load_tool
 
 from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.listen import stream
@@ -19,10 +19,7 @@ COST_S = 0.5
 
 
 def _tool():  # noqa: ANN202 - the tools folder is no package
-    spec = importlib.util.spec_from_file_location("endpoint_wait", REPO / "tools/endpoint_wait.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("endpoint_wait")
 
 
 @pytest.fixture(scope="module")

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from tool_loader import load_tool
 
-TOOL = Path(__file__).parents[1] / "tools/game_rows.py"
 BID = {"type": "bid", "quantity": 2, "face": 4, "clean": False}
 
 
 @pytest.fixture(scope="module")
 def rows_tool():  # noqa: ANN201 - a module loaded from its file (tools/ is no package)
-    spec = importlib.util.spec_from_file_location("game_rows", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("game_rows")
 
 
 @pytest.mark.parametrize(
