@@ -232,6 +232,8 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
     except (SetupError, ValueError, OSError) as exc:
         if mic is not None:
             mic.close()
+        if heard_log is not None:
+            heard_log.close()
         print(f"voice-ref play: {exc}", file=sys.stderr)
         return 2
 
