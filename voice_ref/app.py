@@ -292,9 +292,6 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-# -- `voice-ref models prepare` --------------------------------------------------------------
-
-
 class HeardLog:
     """`play --heard FILE`: every utterance the referee decided on, appended as one JSON
     line and flushed at once (a game stopped at any moment keeps its lines), so whoever
@@ -313,6 +310,9 @@ class HeardLog:
 
     def close(self) -> None:
         self._out.close()
+
+
+# -- `voice-ref models prepare` --------------------------------------------------------------
 
 
 def prepare_table(args: argparse.Namespace) -> int:
