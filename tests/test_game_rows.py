@@ -35,6 +35,8 @@ def test_reasons_fold_their_particulars(rows_tool, why: str, folded: str) -> Non
         ({**BID, "quantity": 3}, BID, False),
         (BID, {"type": "number", "value": 2}, True),  # a count asked back with a face
         (None, BID, False),
+        # A starter names who opens: there the player is the content, not a name before it.
+        ({"type": "starter", "player": "Ana"}, {"type": "starter", "player": "Beto"}, False),
     ],
 )
 def test_a_reading_means_the_call_said(rows_tool, heard, meant, same: bool) -> None:  # noqa: ANN001

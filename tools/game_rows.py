@@ -19,6 +19,9 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from voice_ref.language.intents import intent_from_json
+from voice_ref.simulation.players import same_meaning
+
 
 def reason(why: str) -> str:
     """A decision's reason with its particulars folded: the cause, not the clip."""
@@ -26,17 +29,10 @@ def reason(why: str) -> str:
     return re.sub(r"\d+(?:\.\d+)?", "N", folded) or "(none)"
 
 
-def _strip(intent: dict) -> dict:
-    return {k: v for k, v in intent.items() if k != "player"}
-
-
 def means(heard: dict | None, meant: dict | None) -> bool:
-    """Whether a reading is the call that was said (a name before it does not matter)."""
-    if heard is None or meant is None:
-        return heard is meant
-    if heard.get("type") == "bid" and meant.get("type") == "number":
-        return heard["quantity"] == meant["value"]  # "¿Dijiste cuatro quinas?" for a 4
-    return _strip(heard) == _strip(meant)
+    """Whether a reading is the call that was said: the simulated players' own test
+    (`same_meaning`: a name before a call does not matter, a count is asked back as a bid)."""
+    return same_meaning(*(None if i is None else intent_from_json(i) for i in (heard, meant)))
 
 
 def confusion(heard: dict, meant: dict) -> str:
