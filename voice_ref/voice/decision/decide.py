@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from voice_ref.language.intents import (
     Intent,
@@ -22,7 +22,7 @@ from voice_ref.voice.decision.evidence import (
 )
 from voice_ref.voice.decision.readings import TextParser, readings
 from voice_ref.voice.decision.thresholds import CONSEQUENTIAL, NO_MOVE, Thresholds
-from voice_ref.voice.decision.values import Action, Decision
+from voice_ref.voice.decision.values import Action, Decision, Reading
 from voice_ref.voice.decision.view import GameView, is_name
 
 
@@ -50,73 +50,156 @@ def decide(
     ranked, free_intent = readings(utterance, parser, view, limits)
     if not ranked:
         return Decision(None, Action.IGNORE, 0.0, why="nothing heard")
-    best = ranked[0]
-    alternatives = tuple((r.intent, round(r.share, 4)) for r in ranked[1:] if r.intent)
-    share = round(best.share, 4)
+    best = _Best(ranked)
     if best.intent is None:
-        return Decision(None, Action.IGNORE, share, alternatives, best.text, "table talk")
+        return best.ignore("table talk")
     against = talk_evidence(
-        utterance, best, free_intent, limits, Lexicon.load() if lexicon is None else lexicon
+        utterance, best.reading, free_intent, limits, Lexicon.load() if lexicon is None else lexicon
     )
     if isinstance(best.intent, NameOnlyIntent):  # a name alone, unless the audio says otherwise
-        against = against or name_evidence(utterance, best.intent, limits)
-        if against:
-            return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
-        if best.share < limits.confirm:
-            return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
-        return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, "a name")
-    if (
-        is_name(free_intent)
-        and similarity(utterance.free_text, best.text) < limits.talk_similarity
-    ):
+        return _name_alone(best, against or name_evidence(utterance, best.intent, limits), limits)
+    if is_name(free_intent) and similarity(utterance.free_text, best.text) < limits.talk_similarity:
         return Decision(
-            free_intent, Action.ACCEPT, share, alternatives, utterance.free_text, "a name"
+            free_intent, Action.ACCEPT, best.score, best.alternatives, utterance.free_text, "a name"
         )
     if view.confirming and isinstance(best.intent, NoIntent) and best.share >= limits.accept:
-        return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text)
-    # A "sí" commits what the referee asked about (a bid, a dudo, an undone result): as sure.
-    # So does the count after a challenge: it decides who loses a die, and a wrong one
-    # is rarely noticed (BENCHMARKS.md, session 23).
-    committing = isinstance(best.intent, (*CONSEQUENTIAL, YesIntent, NumberIntent))
-    need = limits.accept_consequential if committing else limits.accept
-    # Doubt gates acting only: an illegal reading is still explained at `need` (it
-    # changes nothing), as before.
-    doubt = "" if against else doubted_by_words(utterance, best, free_intent, limits)
+        return best.accept()
+    if best.share < limits.confirm:
+        return best.ignore("too unsure")
+    if view.is_legal(best.intent):
+        doubt = "" if against else _doubt(utterance, best.reading, free_intent, view, limits)
+        return _legal(best, utterance, against, doubt, view, limits)
+    return _illegal(best, ranked, against, view, limits)
+
+
+@dataclass(frozen=True, slots=True)
+class _Best:
+    """The best reading, and the `Decision`s about it: each carries its share, the other
+    readings and the words heard."""
+
+    ranked: list[Reading]
+
+    @property
+    def reading(self) -> Reading:
+        return self.ranked[0]
+
+    @property
+    def intent(self) -> Intent | None:
+        return self.reading.intent
+
+    @property
+    def share(self) -> float:
+        return self.reading.share
+
+    @property
+    def text(self) -> str:
+        return self.reading.text
+
+    @property
+    def score(self) -> float:
+        return round(self.share, 4)
+
+    @property
+    def alternatives(self) -> tuple[tuple[Intent, float], ...]:
+        return tuple((r.intent, round(r.share, 4)) for r in self.ranked[1:] if r.intent)
+
+    def decision(self, action: Action, why: str = "") -> Decision:
+        intent = None if action == Action.IGNORE else self.intent
+        return Decision(intent, action, self.score, self.alternatives, self.text, why)
+
+    def accept(self, why: str = "") -> Decision:
+        return self.decision(Action.ACCEPT, why)
+
+    def confirm(self, why: str) -> Decision:
+        return self.decision(Action.CONFIRM, why)
+
+    def ignore(self, why: str) -> Decision:
+        return self.decision(Action.IGNORE, why)
+
+
+def _name_alone(best: _Best, against: str, limits: Thresholds) -> Decision:
+    """A name said alone is accepted (it tells who speaks), unless the audio says it is
+    talk or it is too unsure."""
+    if against:
+        return best.ignore(against)
+    if best.share < limits.confirm:
+        return best.ignore("too unsure")
+    return best.accept("a name")
+
+
+def _need(intent: Intent, limits: Thresholds) -> float:
+    """The share a reading needs to be acted on without evidence against it. A "sí"
+    commits what the referee asked about (a bid, a dudo, an undone result): as sure as a
+    consequential action. So does the count after a challenge: it decides who loses a
+    die, and a wrong one is rarely noticed (BENCHMARKS.md, session 23)."""
+    committing = isinstance(intent, (*CONSEQUENTIAL, YesIntent, NumberIntent))
+    return limits.accept_consequential if committing else limits.accept
+
+
+def _doubt(
+    utterance: Utterance,
+    best: Reading,
+    free_intent: Intent | None,
+    view: GameView,
+    limits: Thresholds,
+) -> str:
+    """Why the reading needs `accept_doubted` ("" when nothing doubts it): the free
+    transcript is other words, or the table just corrected the referee (a game move)."""
+    doubt = doubted_by_words(utterance, best, free_intent, limits)
     if not doubt and view.wary and not isinstance(best.intent, NO_MOVE):
         doubt = "after a correction"
-    act_need = need
+    return doubt
+
+
+def _legal(
+    best: _Best,
+    utterance: Utterance,
+    against: str,
+    doubt: str,
+    view: GameView,
+    limits: Thresholds,
+) -> Decision:
+    """A legal reading: acted on when sure and nothing is against it; with evidence
+    against it that the backend is sure of, ignored; otherwise confirmed."""
+    assert best.intent is not None
+    need = _need(best.intent, limits)
     if doubt:
-        act_need = max(need, limits.accept_doubted)
+        need = max(need, limits.accept_doubted)
         if view.confirming and isinstance(best.intent, YesIntent):
-            act_need = max(act_need, limits.accept_doubted_yes)
-    if best.share < limits.confirm:
-        return Decision(None, Action.IGNORE, share, alternatives, best.text, "too unsure")
-    if view.is_legal(best.intent):
-        if best.share >= act_need and not against:
-            return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text)
-        sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
-        if against and sure:  # the backend is sure it heard something else: no question
-            return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
-        why = against or doubt or f"share {share} below {act_need}"
-        return Decision(best.intent, Action.CONFIRM, share, alternatives, best.text, why)
+            need = max(need, limits.accept_doubted_yes)
+    if best.share >= need and not against:
+        return best.accept()
+    sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
+    if against and sure:  # the backend is sure it heard something else: no question
+        return best.ignore(against)
+    return best.confirm(against or doubt or f"share {best.score} below {need}")
+
+
+def _illegal(
+    best: _Best, ranked: list[Reading], against: str, view: GameView, limits: Thresholds
+) -> Decision:
+    """An illegal reading: a legal one close behind is confirmed instead (a misheard
+    bid); otherwise, when sure and nothing is against it, accepted so the referee
+    explains why it is illegal (it changes nothing). Doubt gates acting only, so it
+    plays no part here."""
+    assert best.intent is not None
     if against:
-        return Decision(None, Action.IGNORE, share, alternatives, best.text, against)
+        return best.ignore(against)
     for alt in ranked[1:]:
         if alt.intent is None or isinstance(alt.intent, NameOnlyIntent):
             continue
         if best.share - alt.share > limits.confirm_margin:
             break
         if view.is_legal(alt.intent):
-            rest = tuple((i, s) for i, s in alternatives if i != alt.intent)
+            rest = tuple((i, s) for i, s in best.alternatives if i != alt.intent)
             return Decision(
                 alt.intent,
                 Action.CONFIRM,
                 round(alt.share, 4),
-                ((best.intent, share), *rest),
+                ((best.intent, best.score), *rest),
                 alt.text,
                 "illegal reading, a legal one is close",
             )
-    if best.share < need:
-        return Decision(None, Action.IGNORE, share, alternatives, best.text, "illegal and unsure")
-    explained = "illegal: explained"
-    return Decision(best.intent, Action.ACCEPT, share, alternatives, best.text, explained)
+    if best.share < _need(best.intent, limits):
+        return best.ignore("illegal and unsure")
+    return best.accept("illegal: explained")
