@@ -561,18 +561,18 @@ def test_a_recording_reports_no_listening(tmp_path):
 
 
 def test_sigterm_ends_the_game_like_ctrl_c():
-    """A service manager's SIGTERM takes the same clean way out as Ctrl-C."""
+    """A service manager's SIGTERM takes the same clean way out as Ctrl-C, and the handler
+    it replaced comes back after the game."""
     import signal
 
     from voice_ref import app
 
-    previous = app._stop_on_sigterm()
-    try:
+    previous = signal.getsignal(signal.SIGTERM)
+    with app._sigterm_stops_the_game():
+        assert signal.getsignal(signal.SIGTERM) != previous
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(1)  # the handler runs at the next bytecode; this only bounds it
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     assert signal.getsignal(signal.SIGTERM) == previous
 
 

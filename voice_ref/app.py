@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
@@ -192,12 +193,22 @@ def play(args: argparse.Namespace) -> int:
 
 
 def run_voice(args: argparse.Namespace, config: Config) -> int:
-    """`voice-ref play` with `--input session.wav` or the live microphone."""
+    """`voice-ref play` with `--input session.wav` or the live microphone. Every resource
+    opened (microphone, `--heard` log, voice, SIGTERM handler) is closed on every way out."""
+    with ExitStack() as resources:
+        return _run_voice(args, config, resources)
+
+
+def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -> int:
     from voice_ref.language.lexicon import WORD_LIST, Lexicon
     from voice_ref.voice.announcer import make_announcer
     from voice_ref.voice.display import make_display
     from voice_ref.voice.microphone import Microphone, MicrophoneUnavailable
     from voice_ref.voice.session import LISTENING_MARKER, VoiceSession, listening_line
+
+    def fail(message: str) -> int:
+        print(f"voice-ref play: {message}", file=sys.stderr)
+        return 2
 
     live = not getattr(args, "input", None)
     json_mode = bool(getattr(args, "json", False))
@@ -207,20 +218,17 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         try:
             mic.open()  # fail fast, before loading a model, when there is no microphone
         except MicrophoneUnavailable as exc:
-            print(f"voice-ref play: {exc}", file=sys.stderr)
-            return 2
+            return fail(str(exc))
+        resources.callback(mic.close)
     elif not Path(args.input).is_file():
-        print(f"voice-ref play: the recording {args.input} does not exist.", file=sys.stderr)
-        return 2
+        return fail(f"the recording {args.input} does not exist.")
     heard_log = None
     if getattr(args, "heard", None):
         try:
             heard_log = HeardLog.open(Path(args.heard))
         except OSError as exc:
-            if mic is not None:
-                mic.close()
-            print(f"voice-ref play: cannot write {args.heard}: {exc.strerror}.", file=sys.stderr)
-            return 2
+            return fail(f"cannot write {args.heard}: {exc.strerror}.")
+        resources.callback(heard_log.close)
     if not Lexicon.load():
         warn(
             f"No Spanish word list at {WORD_LIST}: table talk is told from calls with less "
@@ -230,12 +238,7 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         recognizer = recognizer_for(args, config)
         referee, opening = open_referee(args, config)
     except (SetupError, ValueError, OSError) as exc:
-        if mic is not None:
-            mic.close()
-        if heard_log is not None:
-            heard_log.close()
-        print(f"voice-ref play: {exc}", file=sys.stderr)
-        return 2
+        return fail(str(exc))
 
     announcer = make_announcer(
         config.voice,
@@ -244,6 +247,7 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
         holdoff_s=config.audio.holdoff_s,
         echo=lambda _text: None,  # --silent: the screen or the JSON already shows every line
     )
+    resources.callback(announcer.close)
 
     def listening_again(replies: int) -> None:
         if json_mode:  # a program drives the table: tell it when it may speak
@@ -264,15 +268,12 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
     # kept beside the model), so no answer waits for it. A live table starts at once and
     # it is computed in the background; a recording is refereed after it, the same each run.
     session.prepare(background=live)
-    previous_sigterm = _stop_on_sigterm()
+    resources.enter_context(_sigterm_stops_the_game())
     try:
         session.start(opening)
-        if live:
-            assert mic is not None
+        if mic is not None:
             if not mic.first_block.wait(5.0):
-                print("voice-ref play: the microphone delivers no audio. "
-                      "Check `voice-ref devices`.", file=sys.stderr)
-                return 2
+                return fail("the microphone delivers no audio. Check `voice-ref devices`.")
             mic.drain()  # what was captured while the model loaded is nobody's turn
             print(LISTENING_MARKER, file=sys.stderr, flush=True)
             session.run(mic.blocks())
@@ -281,14 +282,6 @@ def run_voice(args: argparse.Namespace, config: Config) -> int:
             announcer.wait_idle(timeout=60)
     except KeyboardInterrupt:
         session.finish()
-    finally:
-        if previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, previous_sigterm)
-        announcer.close()
-        if mic is not None:
-            mic.close()
-        if heard_log is not None:
-            heard_log.close()
     return 0
 
 
@@ -344,12 +337,19 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _stop_on_sigterm() -> signal.Handlers | Callable[..., object] | int | None:
+@contextmanager
+def _sigterm_stops_the_game() -> Iterator[None]:
     """SIGTERM (systemd stopping the Pi's service, `kill`) ends the game like Ctrl-C: the
-    last utterance is finished and nothing is lost. Returns the handler it replaced."""
+    last utterance is finished and nothing is lost. The handler it replaced comes back
+    afterwards. Only the main thread may set one (tests run the app in others)."""
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _interrupt)
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def wav_source(path: str, sample_rate: int) -> Iterator[tuple[float, np.ndarray]]:
