@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice_ref.voice.asr.vad import Segment, StreamingVad
+from voice_ref.voice.asr.vad import Segment, StreamingVad, TalkGate
 from voice_ref.voice.audio_in import read_wav
 
 DEV = Path(__file__).parents[1].parent / "shared/audio/dev"
@@ -26,6 +26,22 @@ def speech() -> np.ndarray:
     label = next(lb for lb in labels if lb["category"] == "bid" and lb["noise"] is None)
     audio = read_wav(DEV / label["file"])
     return audio[int(label["speech_start"] * RATE) : int(label["speech_end"] * RATE)]
+
+
+@pytest.fixture(scope="module")
+def babble(speech: np.ndarray) -> np.ndarray:
+    """8 s of background talk: six other clean DEV utterances (other voices), each looped
+    from its own offset, summed, at 15 dB below the bid's speech."""
+    labels = [json.loads(line) for line in (DEV / "labels.jsonl").read_text().splitlines()]
+    talkers = [lb for lb in labels if lb["noise"] is None and lb["category"] == "chatter"][:6]
+    length = 8 * RATE
+    mix = np.zeros(length, np.float32)
+    for k, label in enumerate(talkers):
+        audio = read_wav(DEV / label["file"])
+        voice = audio[int(label["speech_start"] * RATE) : int(label["speech_end"] * RATE)]
+        mix += np.roll(np.resize(voice, length), k * 4000) / (np.sqrt(np.mean(voice**2)) + 1e-9)
+    level = np.sqrt(np.mean(speech**2)) / np.sqrt(np.mean(mix**2)) * 10 ** (-15 / 20)
+    return (mix * level).astype(np.float32)
 
 
 def _silence(seconds: float) -> np.ndarray:
@@ -79,3 +95,75 @@ def test_in_speech_from_the_start_of_speech_to_its_end(speech: np.ndarray) -> No
     assert [seg.final for seg in vad.feed(np.concatenate([speech[len(speech) // 2 :],
                                                            _silence(0.6)]))] == [True]
     assert not vad.in_speech
+
+
+def _call_over_babble(speech: np.ndarray, babble: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """6 s of background talk, the call over it, the talk going on for 2 s: the audio and
+    where the call's speech is (seconds)."""
+    start = 6 * RATE
+    audio = babble.copy()
+    audio[start : start + len(speech)] += speech
+    return audio, start / RATE, (start + len(speech)) / RATE
+
+
+def test_background_talk_keeps_the_silero_vad_in_speech(speech, babble) -> None:
+    """Why the talk gate exists: to Silero, talk nearby is speech, so an utterance only
+    ends at `max_utterance_s` or when the talk pauses, with the call somewhere inside."""
+    audio, start, end = _call_over_babble(speech, babble)
+    vad = StreamingVad(max_utterance_s=10.0)
+    spans = [(seg.start_s, seg.end_s) for _, seg in _feed(vad, audio) if seg.final]
+    spans += [(seg.start_s, seg.end_s) for seg in vad.flush()]
+    around = [(a, b) for a, b in spans if a < end and b > start]
+    assert around and around[0][1] - around[0][0] > (end - start) + 1.0
+
+
+def test_with_the_talk_gate_the_call_is_its_own_utterance(speech, babble) -> None:
+    audio, start, end = _call_over_babble(speech, babble)
+    vad = StreamingVad(talk_gate=TalkGate())
+    spans = [(seg.start_s, seg.end_s) for _, seg in _feed(vad, audio) if seg.final]
+    spans += [(seg.start_s, seg.end_s) for seg in vad.flush()]
+    around = [(a, b) for a, b in spans if a < end and b > start]
+    assert len(around) == 1
+    (a, b), = around
+    assert start - 0.3 <= a and b <= end + 0.3  # the call, not the talk around it
+
+
+def test_the_talk_gate_stays_out_of_the_way_in_a_quiet_room(speech) -> None:
+    """No background talk (silence around the call): the same utterance as without it."""
+    audio = np.concatenate([_silence(6.0), speech, _silence(1.0)])
+    gated = [(s.start_s, s.end_s) for _, s in _feed(StreamingVad(talk_gate=TalkGate()), audio)]
+    plain = [(s.start_s, s.end_s) for _, s in _feed(StreamingVad(), audio)]
+    assert gated == plain and len(plain) == 1
+
+
+def test_the_talk_gate_leaves_noise_that_is_not_talk_alone(speech) -> None:
+    """Dishes, a tap, pink noise: Silero does not take them for speech, so the window is
+    never busy and a call at 6 dB over them is cut exactly as without the gate."""
+    labels = [json.loads(line) for line in (DEV / "labels.jsonl").read_text().splitlines()]
+    for kind in ("doing_the_dishes", "running_tap", "pink_noise"):
+        label = next(lb for lb in labels if lb["category"] == "noise_only" and lb["noise"] == kind)
+        noise = np.resize(read_wav(DEV / label["file"]), 8 * RATE)
+        call = np.zeros(8 * RATE, np.float32)
+        call[6 * RATE : 6 * RATE + len(speech)] = speech
+        gain = np.sqrt(np.mean(speech**2) / np.mean(noise**2)) * 10 ** (-6 / 20)
+        audio = (call + gain * noise).astype(np.float32)
+        gated = [(s.start_s, s.end_s) for _, s in _feed(StreamingVad(talk_gate=TalkGate()), audio)]
+        plain = [(s.start_s, s.end_s) for _, s in _feed(StreamingVad(), audio)]
+        assert gated == plain, kind
+
+
+def test_players_talking_a_lot_over_noise_is_no_background_talk(speech) -> None:
+    """Calls one after another with 0.4 s pauses, over pink noise at 6 dB: the window is
+    mostly speech, but its quiet part (the pauses) is the noise, so the gate stays out
+    (it chopped such calls when it looked at the whole window: tuning-real, session 25)."""
+    labels = [json.loads(line) for line in (DEV / "labels.jsonl").read_text().splitlines()]
+    pink = [lb for lb in labels if lb["category"] == "noise_only" and lb["noise"] == "pink_noise"]
+    label = pink[0]
+    gap = _silence(0.4)
+    calls = np.concatenate([np.concatenate([speech, gap]) for _ in range(10)])
+    noise = np.resize(read_wav(DEV / label["file"]), len(calls))
+    gain = np.sqrt(np.mean(speech**2) / np.mean(noise**2)) * 10 ** (-6 / 20)
+    audio = (calls + gain * noise).astype(np.float32)
+    gated = [(s.start_s, s.end_s) for _, s in _feed(StreamingVad(talk_gate=TalkGate()), audio)]
+    plain = [(s.start_s, s.end_s) for _, s in _feed(StreamingVad(), audio)]
+    assert gated == plain

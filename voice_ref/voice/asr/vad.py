@@ -15,6 +15,8 @@ tentative end replaces the first.
 from __future__ import annotations
 
 import importlib.util
+import math
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +75,32 @@ class Segment:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class TalkGate:
+    """Loudness as a second test of speech, used only while the background is talk.
+
+    To Silero, people talking nearby (another table, the kitchen, a television) are
+    speech as much as the player's call, so an utterance starts in the background talk
+    and only ends when it pauses or at `max_utterance_s`: the call is decoded with seconds
+    of other voices around it, and answered late. The gate looks at the last `window_s`:
+    when its quiet part (chunks at or below the `quiet_percentile` of their levels) was
+    at least `busy` speech to Silero, what goes on between calls is talk, and a chunk must
+    be `onset_db` above the background level (the `percentile` of the levels) to start an
+    utterance and `keep_db` above it to go on. In a quiet room, or over noise that is not
+    speech (dishes, a tap), the quiet part is no speech and nothing changes; nor does it
+    when the players themselves talk a lot over such noise (their pauses are the noise).
+    `onset_db` / `keep_db` were chosen on background-talk clips of the DEV tuning voices,
+    the quiet-part test (`quiet_percentile`, `busy`) on those and tuning-real
+    (BENCHMARKS.md, session 25); the window and the percentile were set beforehand."""
+
+    window_s: float = 5.0
+    percentile: float = 20.0
+    quiet_percentile: float = 40.0
+    busy: float = 0.6
+    onset_db: float = 15.0
+    keep_db: float = 9.0
+
+
 class StreamingVad:
     """Silero VAD over 32 ms chunks, with its recurrent state carried across blocks.
 
@@ -96,8 +124,15 @@ class StreamingVad:
         pad_s: float = 0.2,
         max_utterance_s: float = 10.0,
         tail_s: float | None = None,
+        talk_gate: TalkGate | None = None,
     ) -> None:
         self._session = silero_session()
+        self.talk_gate = talk_gate
+        window_s = talk_gate.window_s if talk_gate is not None else 0.0
+        # (level in dBFS, Silero heard speech) of the last chunks, for `talk_gate`
+        self._recent: deque[tuple[float, bool]] = deque(
+            maxlen=max(1, round(window_s * SAMPLE_RATE / self.CHUNK))
+        )
         self.threshold = threshold
         self.neg_threshold = neg_threshold
         self.end_chunks = round(end_silence_s * SAMPLE_RATE / self.CHUNK)
@@ -165,6 +200,8 @@ class StreamingVad:
         prob, self._h, self._c = self._session.run(None, {"input": x, "h": self._h, "c": self._c})
         self._context = chunk[-64:]
         p = float(np.asarray(prob).reshape(-1)[0])
+        if self.talk_gate is not None and self._under_talk(chunk, p):
+            p = 0.0
         self._audio = np.concatenate([self._audio, chunk])
         start, self._consumed = self._consumed, self._consumed + len(chunk)
         if self._speech_start is None:
@@ -187,6 +224,27 @@ class StreamingVad:
         if self._silence == self.tail_chunks and self._speech_chunks >= self.min_chunks:
             return self._segment(final=False)
         return None
+
+    def _under_talk(self, chunk: np.ndarray, p: float) -> bool:
+        """Whether `talk_gate` takes this chunk for background talk: the quiet part of the
+        recent audio (what goes on between calls) was mostly speech to Silero, and the
+        chunk is not loud enough above it to start (or, in an utterance, to go on with)
+        a call."""
+        gate = self.talk_gate
+        assert gate is not None
+        level = 10.0 * math.log10(float(np.mean(chunk * chunk)) + 1e-12)
+        recent = self._recent
+        recent.append((level, p >= self.neg_threshold))
+        if len(recent) < (recent.maxlen or 0):
+            return False
+        levels = np.array([lv for lv, _ in recent])
+        quiet = levels <= np.percentile(levels, gate.quiet_percentile)
+        speech = np.array([sp for _, sp in recent])
+        if speech[quiet].mean() < gate.busy:
+            return False
+        background = float(np.percentile(levels, gate.percentile))
+        above = gate.keep_db if self._speech_start is not None else gate.onset_db
+        return level < background + above
 
     def _segment(self, final: bool) -> Segment:
         """The utterance so far: from `pad_s` before its speech to `tail_s` (or `pad_s`)

@@ -85,7 +85,7 @@ from voice_ref.voice.asr.prior_worker import BackgroundPrepare, PrepareJob
 from voice_ref.voice.asr.speculative import SpeculativeSegments
 from voice_ref.voice.asr.text_prior import FILE_NAME as PRIOR_FILE
 from voice_ref.voice.asr.text_prior import PriorRow, TextPrior, fingerprint, phrase_set_digest
-from voice_ref.voice.asr.vad import SAMPLE_RATE, Segment, StreamingVad
+from voice_ref.voice.asr.vad import SAMPLE_RATE, Segment, StreamingVad, TalkGate
 from voice_ref.voice.asr.whisper_decoder import WhisperDecoder
 from voice_ref.voice.asr.whisper_tokens import WhisperTokens
 
@@ -227,7 +227,7 @@ class WhisperRecognizer:
         self._decoder = load_decoder(str(path), threads)
         self._end_tokens = [self._tok.eot, *(self._tok.encode(p)[0] for p in ".?!")]
         self._prepared_puncts = [self._tok.encode(p)[0] for p in PREPARED_END_PUNCTS]
-        self._vad = StreamingVad(tail_s=tail_s)
+        self._vad = StreamingVad(tail_s=tail_s, talk_gate=TalkGate())
         self._early = SpeculativeSegments(self._decode)
         self._active: _Compiled | None = None  # the compiled context results are for
         self._candidates: list[Candidate] = []
