@@ -426,3 +426,52 @@ def test_the_games_bench_takes_how_often_players_pause(pauses, error) -> None:  
             games_bench._options(args, Config())
     else:
         assert games_bench._options(args, Config()).pause_p == (pauses or 0.0)
+
+
+def _bench_args(**kw):  # noqa: ANN003, ANN202
+    from argparse import Namespace
+
+    base = dict(games=1, players="Ana,Beto", voices="es", noise=None, snr=None, seed=1,
+                backend=None, model=None, rows=None, rules=None)
+    return Namespace(**{**base, **kw})
+
+
+@pytest.mark.parametrize(("background", "snr", "error"), [
+    ("talk.wav", None, None),
+    ("talk.wav", 9.0, None),
+    (None, 9.0, "needs --background"),
+    ("missing.wav", None, "does not exist"),
+])
+def test_the_games_bench_takes_a_background_recording(tmp_path, background, snr, error) -> None:  # noqa: ANN001
+    from voice_ref.simulation import bench as games_bench
+
+    write_wav(tmp_path / "talk.wav", np.full(1600, 0.01, np.float32), 16000)
+    path = str(tmp_path / background) if background else None
+    args = _bench_args(background=path, background_snr=snr)
+    if error:
+        with pytest.raises(ValueError, match=error):
+            games_bench._options(args, Config())
+        return
+    options = games_bench._options(args, Config())
+    assert options.background == tmp_path / background
+    assert options.background_snr_db == (snr if snr is not None else 15.0)
+
+
+def test_the_background_is_set_below_the_players_mean_level_and_loops_under_the_game(
+    tmp_path,  # noqa: ANN001
+) -> None:
+    from voice_ref.simulation.bench import PLAYER_MEAN_DBFS, background_talk
+    from voice_ref.simulation.render import active_power
+    from voice_ref.simulation.runner import Tape
+
+    rng = np.random.default_rng(1)
+    write_wav(tmp_path / "talk.wav", (0.1 * rng.standard_normal(16000)).astype(np.float32), 16000)
+    talk = background_talk(tmp_path / "talk.wav", 12.0)
+    level_db = 10 * np.log10(active_power(talk))
+    assert abs(level_db - (PLAYER_MEAN_DBFS - 12.0)) < 0.5  # 16-bit rounding only
+
+    tape = Tape(16000, talk)
+    tape.add(0.5, np.full(1600, 0.2, np.float32))  # a line over it
+    assert np.allclose(tape.read(0.0, 1600), talk[:1600])
+    assert np.allclose(tape.read(0.5, 1600), np.clip(talk[8000:9600] + 0.2, -1, 1))
+    assert np.allclose(tape.read(1.0, 1600), talk[:1600])  # 1 s: the loop starts again

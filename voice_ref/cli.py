@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--voices", help="espeak-ng voices, one per player (e.g. es+m1,es-419+f2)")
     sim.add_argument("--noise", help="folder of noise WAVs (or a labelled folder's noise clips)")
     sim.add_argument("--snr", type=float, help="speech-to-noise ratio in dB (default 12)")
+    sim.add_argument("--background", metavar="WAV", help="a recording looped under the whole "
+                     "game, e.g. people talking nearby (tools/make_babble.py --talk-only)")
+    sim.add_argument("--background-snr", type=float, help="dB the players' mean speech level "
+                     "is above --background (default 15)")
     sim.add_argument("--seed", type=int, help="the same seed plays the same games")
     sim.add_argument("--pauses", type=float, help="how often a line is said with a pause "
                      "of 0.3-0.9 s after its filler or the player's name, as people do "

@@ -17,6 +17,8 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import TextIO
 
+import numpy as np
+
 from voice_ref.config import Config, load_config
 from voice_ref.dialogue.prompts import Prompts
 from voice_ref.dialogue.referee import TableSetup
@@ -24,11 +26,20 @@ from voice_ref.rules.variants import ConfigError
 from voice_ref.simulation.announcer import SimulatedAnnouncer
 from voice_ref.simulation.phrasing import Phrasing
 from voice_ref.simulation.players import Table
-from voice_ref.simulation.render import NoiseBank, Renderer, Voice, espeak, espeak_available
+from voice_ref.simulation.render import (
+    SPEECH_LEVELS_DBFS,
+    NoiseBank,
+    Renderer,
+    Voice,
+    active_power,
+    espeak,
+    espeak_available,
+)
 from voice_ref.simulation.runner import GameResult, LineRow, play_game, wire
 from voice_ref.simulation.script import play
 from voice_ref.simulation.summary import GameScore, summarize
 from voice_ref.voice.asr.base import Recognizer
+from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.voices import VoiceKind, choose_voice, installed_voices
 
 DEFAULT_VOICES = "es+m1,es-419+f2,es+f4,es-419+m3"
@@ -37,6 +48,7 @@ DEFAULT_VOICES = "es+m1,es-419+f2,es+f4,es-419+m3"
 # bound they were ~30 MB of float32 speech after two games and grew all evening, inside
 # the peak RSS the bench reports as the referee's (BENCHMARKS.md, session 16).
 REFEREE_LINES_KEPT = 64
+PLAYER_MEAN_DBFS = sum(SPEECH_LEVELS_DBFS) / 2
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,8 @@ class BenchOptions:
     rows: Path | None = None  # every line's result, as JSON Lines (`LineRow`)
     prepare: bool = True  # as `voice-ref play`: the recognizer prepares the table's phrases
     pause_p: float = 0.0  # how often a line is said with a pause after a filler or a name
+    background: Path | None = None  # a recording looped under the whole game (`--background`)
+    background_snr_db: float = 15.0  # its level below a player's mean speech level
 
 
 def main(args: argparse.Namespace) -> int:
@@ -100,6 +114,12 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         raise ValueError("--pauses is a probability, from 0 to 1.")
     if args.snr is not None and not args.noise:
         raise ValueError("--snr needs --noise DIR (the noise to mix at that SNR).")
+    background = getattr(args, "background", None)
+    background_snr = getattr(args, "background_snr", None)
+    if background_snr is not None and not background:
+        raise ValueError("--background-snr needs --background WAV (what to play under the game).")
+    if background and not Path(background).is_file():
+        raise ValueError(f"the background recording {background} does not exist.")
     try:
         TableSetup(players, preset=args.rules or config.preset, overrides=config.rule_overrides)
     except ConfigError as exc:
@@ -114,6 +134,8 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         rows=Path(args.rows) if getattr(args, "rows", None) else None,
         prepare=not getattr(args, "cold", False),
         pause_p=pause_p,
+        background=Path(background) if background else None,
+        background_snr_db=background_snr if background_snr is not None else 15.0,
     )
 
 
@@ -124,6 +146,11 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
         recognizer: Recognizer | None = None) -> dict[str, object]:
     """Play the games; returns the summary (see `summary.summarize`)."""
     noise = NoiseBank.load(options.noise) if options.noise else None
+    background = (
+        background_talk(options.background, options.background_snr_db)
+        if options.background
+        else None
+    )
     setup = TableSetup(options.players, preset=options.preset, overrides=config.rule_overrides,
                        starter="ask", direction=None, dialect=config.dialect,
                        dialect_faces=config.dialect_faces)
@@ -159,7 +186,8 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                                on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))
                                if progress else (lambda _l: None),
                                on_row=(lambda row, g=g: _write_row(rows_out, g, row))
-                               if rows_out else (lambda _row: None))
+                               if rows_out else (lambda _row: None),
+                               background=background)
             results.append(result)
             if progress:
                 verdict = "correct" if result.correct else "WRONG"
@@ -180,6 +208,17 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
     return {**summarize(scores, backend=getattr(recognizer, "name", "?"),
                         model=str(getattr(recognizer, "model", "?"))),
             "prepare_s": round(prepare_s, 1)}
+
+
+def background_talk(path: Path, snr_db: float) -> np.ndarray:
+    """The `--background` recording at `snr_db` below a player's mean speech level
+    (`Renderer` levels each line's active speech to -30...-18 dBFS: -24 on average)."""
+    samples = read_wav(path)
+    power = active_power(samples)
+    if power <= 0.0:
+        raise ValueError(f"the background recording {path} is silent.")
+    level = 10 ** ((PLAYER_MEAN_DBFS - snr_db) / 20)
+    return (samples * (level / np.sqrt(power))).astype(np.float32)
 
 
 def _write_row(out: TextIO, game: int, row: LineRow) -> None:

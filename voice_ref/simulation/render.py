@@ -21,6 +21,10 @@ RATE = 16000
 FRAME_S = 0.02
 
 
+# A line's active speech level, dBFS: drawn from this range, as the DEV set's clips.
+SPEECH_LEVELS_DBFS = (-30.0, -18.0)
+
+
 @dataclass(frozen=True, slots=True)
 class Voice:
     """One espeak-ng voice and the speaking habits of its player."""
@@ -148,7 +152,7 @@ class Renderer:
                       max(0, min(99, base.pitch + rng.randint(-8, 8))))
         speech = self._speech(text, voice)
         peak = float(np.max(np.abs(speech))) or 1.0
-        level = 10 ** (rng.uniform(-30.0, -18.0) / 20)  # active speech level, dBFS
+        level = 10 ** (rng.uniform(*SPEECH_LEVELS_DBFS) / 20)  # active speech level
         speech = speech / peak * level / max(np.sqrt(active_power(speech / peak)), 1e-6)
         lead = int(self.sample_rate * rng.uniform(0.25, 0.5))
         tail = int(self.sample_rate * rng.uniform(0.25, 0.5))

@@ -63,11 +63,13 @@ def wire(
 
 
 class Tape:
-    """What the microphone hears: sounds placed at stream times, summed where they overlap."""
+    """What the microphone hears: sounds placed at stream times, summed where they overlap,
+    over a `background` that loops for the whole game (people talking at the next table)."""
 
-    def __init__(self, sample_rate: int) -> None:
+    def __init__(self, sample_rate: int, background: np.ndarray | None = None) -> None:
         self.sample_rate = sample_rate
         self._sounds: list[tuple[int, np.ndarray]] = []
+        self._background = background if background is not None and len(background) else None
 
     def add(self, start_s: float, samples: np.ndarray) -> None:
         self._sounds.append((round(start_s * self.sample_rate), samples.astype(np.float32)))
@@ -75,6 +77,8 @@ class Tape:
     def read(self, start_s: float, n: int) -> np.ndarray:
         a = round(start_s * self.sample_rate)
         out = np.zeros(n, np.float32)
+        if self._background is not None:
+            out += np.take(self._background, np.arange(a, a + n), mode="wrap")
         keep = []
         for s, samples in self._sounds:
             end = s + len(samples)
@@ -111,14 +115,16 @@ def play_game(
     max_lines: int | None = None,
     on_line: Callable[[Line], None] = lambda _line: None,
     on_row: Callable[[LineRow], None] = lambda _row: None,
+    background: np.ndarray | None = None,
 ) -> GameResult:
     """One whole game, start to winner (or until the players give up after `max_lines`).
-    `on_row` gets what became of every line (`LineRow`: `voice-ref bench --games --rows`)."""
+    `on_row` gets what became of every line (`LineRow`: `voice-ref bench --games --rows`);
+    `background` sounds under the whole game (`Tape`)."""
     sr = session.recognizer.sample_rate
     step = int(sr * BLOCK_S)
     intended = table.intended
     max_lines = max_lines or 3 * len(intended.actions) + 20
-    tape = Tape(sr)
+    tape = Tape(sr, background)
     transcript: list[str] = []
     t = busy_until = busy = 0.0
     lines = 0
