@@ -89,8 +89,9 @@ class TalkGate:
     utterance and `keep_db` above it to go on. In a quiet room, or over noise that is not
     speech (dishes, a tap), the quiet part is no speech and nothing changes; nor does it
     when the players themselves talk a lot over such noise (their pauses are the noise).
-    `onset_db` / `keep_db` were chosen on background-talk clips of the DEV tuning voices,
-    the quiet-part test (`quiet_percentile`, `busy`) on those and tuning-real
+    `onset_db` was chosen on background-talk clips of the DEV tuning voices, `keep_db` on
+    whole simulated games with talk under them (at 9 dB quieter players' calls were cut in
+    two), the quiet-part test (`quiet_percentile`, `busy`) on the clips and tuning-real
     (BENCHMARKS.md, session 25); the window and the percentile were set beforehand."""
 
     window_s: float = 5.0
@@ -98,7 +99,7 @@ class TalkGate:
     quiet_percentile: float = 40.0
     busy: float = 0.6
     onset_db: float = 15.0
-    keep_db: float = 9.0
+    keep_db: float = 6.0
 
 
 class StreamingVad:
