@@ -135,7 +135,9 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         prepare=not getattr(args, "cold", False),
         pause_p=pause_p,
         background=Path(background) if background else None,
-        background_snr_db=background_snr if background_snr is not None else 15.0,
+        background_snr_db=(
+            background_snr if background_snr is not None else BenchOptions.background_snr_db
+        ),
     )
 
 
