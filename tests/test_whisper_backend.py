@@ -11,6 +11,7 @@ import pytest
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import ListenContext
+from voice_ref.voice.asr.level import raised
 from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.bench import expecting_for
 from voice_ref.voice.decision import decide
@@ -356,3 +357,20 @@ def test_a_read_only_model_folder_starts_no_background_work(fresh_model: Path, m
     recognizer.prepare([count], background=True)
     assert recognizer._background is None
     assert "read-only" in caplog.text
+
+
+def test_a_quiet_microphone_is_heard_at_the_measured_floor(recognizer) -> None:  # noqa: ANN001
+    """Speech quieter than every measured clip (a laptop in the middle of the table, 20 dB
+    down) is heard as if recorded at the measured floor (`level.raised`), and speech at
+    the measured levels as it is."""
+    label = _clean_clip(_labels(), "bid")
+    inventory = PhraseInventory(recognizer.players)
+    recognizer.set_context(ListenContext("turn", tuple(inventory.phrases("turn", canonical=False))))
+    audio = read_wav(DEV / label["file"])
+    quiet = audio * np.float32(0.1)
+    assert raised(audio) is audio
+
+    def heard(samples: np.ndarray) -> list[tuple[str, float]]:
+        return [(h.text, h.score) for h in recognizer.recognize(samples).hypotheses[:3]]
+
+    assert heard(quiet) == heard(raised(quiet))

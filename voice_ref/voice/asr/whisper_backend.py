@@ -16,7 +16,8 @@ fits the audio. So, per utterance:
 2. The utterance is encoded once. The encoder input is the speech, 0.2 s (or
    `tail_s`) of real room audio and 0.3 s of zeros, not the usual 30 s window:
    about 10x faster, and because the padding is silence Whisper still predicts the
-   end of text where speech ends.
+   end of text where speech ends. Speech quieter than every measured clip is first
+   scaled up to their level (`level.raised`: a quiet microphone).
 3. A greedy free transcript is decoded (CTranslate2, int8), on CTranslate2's own thread
    while step 4 runs in numpy; its loops are cut (`free_transcript`). The transcript is
    the "garbage model" for table talk; its score comes from the decoder below, once the
@@ -65,6 +66,7 @@ from voice_ref.language.spoken import syllables, with_digits
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.free_transcript import free_fluency, log_softmax, loop_cut
+from voice_ref.voice.asr.level import raised
 from voice_ref.voice.asr.log_mel import encoder_input
 from voice_ref.voice.asr.memory import fix_mmap_threshold
 from voice_ref.voice.asr.phrase_search import (
@@ -542,7 +544,7 @@ class WhisperRecognizer:
     def _encode(self, audio: np.ndarray):  # noqa: ANN202
         import ctranslate2
 
-        features = encoder_input(audio, self._n_mels)
+        features = encoder_input(raised(audio), self._n_mels)
         return self._whisper.encode(ctranslate2.StorageView.from_array(features))
 
     def _start(self) -> list[int]:

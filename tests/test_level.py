@@ -1,0 +1,58 @@
+"""A quiet microphone is brought up to the measured speech levels; nothing else is touched."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voice_ref.voice.asr.level import (
+    FLOOR_DBFS,
+    MAX_GAIN_DB,
+    SILENCE_DBFS,
+    raised,
+    speech_level_dbfs,
+)
+
+RATE = 16000
+
+
+def tone(dbfs: float, seconds: float = 0.5) -> np.ndarray:
+    """A 220 Hz sine whose mean power is `dbfs` (its amplitude is sqrt(2) x the RMS)."""
+    t = np.arange(int(RATE * seconds)) / RATE
+    return (np.sqrt(2) * 10 ** (dbfs / 20) * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+
+
+def call_in_a_room(speech_dbfs: float) -> np.ndarray:
+    """0.5 s of "speech" between 0.6 s of quiet room noise 30 dB below it."""
+    rng = np.random.default_rng(7)
+    room = lambda n: (rng.standard_normal(n) * 10 ** ((speech_dbfs - 30) / 20)).astype(np.float32)  # noqa: E731
+    return np.concatenate([room(9600), tone(speech_dbfs) + room(8000), room(9600)])
+
+
+@pytest.mark.parametrize("dbfs", [-10.0, -24.0, -45.0])
+def test_the_level_is_the_speech_not_the_room_around_it(dbfs: float) -> None:
+    assert speech_level_dbfs(tone(dbfs)) == pytest.approx(dbfs, abs=0.1)
+    # 30% loudest frames of 1.7 s: all inside the 0.5 s of speech
+    assert speech_level_dbfs(call_in_a_room(dbfs)) == pytest.approx(dbfs, abs=0.2)
+
+
+@pytest.mark.parametrize("dbfs", [-30.0, -24.0, -18.0, -6.0])
+def test_speech_at_the_measured_levels_is_left_exactly_as_it_is(dbfs: float) -> None:
+    audio = call_in_a_room(dbfs)
+    assert raised(audio) is audio
+
+
+@pytest.mark.parametrize("dbfs", [-35.0, -44.0, -55.0])
+def test_quiet_speech_is_brought_up_to_the_floor(dbfs: float) -> None:
+    out = raised(call_in_a_room(dbfs))
+    assert out.dtype == np.float32
+    assert speech_level_dbfs(out) == pytest.approx(FLOOR_DBFS, abs=0.2)
+
+
+def test_the_gain_has_a_ceiling_and_silence_stays_silence() -> None:
+    very_quiet = call_in_a_room(-80.0)
+    assert speech_level_dbfs(raised(very_quiet)) == pytest.approx(-80.0 + MAX_GAIN_DB, abs=0.2)
+    zeros = np.zeros(RATE, np.float32)
+    assert speech_level_dbfs(zeros) == SILENCE_DBFS
+    assert raised(zeros) is zeros
+    assert speech_level_dbfs(np.zeros(10, np.float32)) == SILENCE_DBFS  # shorter than a frame
