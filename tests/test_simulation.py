@@ -475,3 +475,22 @@ def test_the_background_is_set_below_the_players_mean_level_and_loops_under_the_
     assert np.allclose(tape.read(0.0, 1600), talk[:1600])
     assert np.allclose(tape.read(0.5, 1600), np.clip(talk[8000:9600] + 0.2, -1, 1))
     assert np.allclose(tape.read(1.0, 1600), talk[:1600])  # 1 s: the loop starts again
+
+
+def test_a_quiet_microphone_hears_everything_at_its_gain() -> None:
+    from voice_ref.simulation.runner import Tape
+
+    tape = Tape(16000, np.full(16000, 0.05, np.float32), gain=0.1)
+    tape.add(0.5, np.full(1600, 0.5, np.float32))  # a line over the background
+    assert np.allclose(tape.read(0.0, 1600), 0.005)
+    assert np.allclose(tape.read(0.5, 1600), 0.055)
+    loud = Tape(16000, gain=10.0)
+    loud.add(0.0, np.full(1600, 0.5, np.float32))
+    assert np.allclose(loud.read(0.0, 1600), 1.0)  # clipped, as a microphone does
+
+
+@pytest.mark.parametrize(("mic_gain", "expected"), [(None, 0.0), (-20.0, -20.0)])
+def test_the_games_bench_takes_a_microphone_gain(mic_gain, expected) -> None:  # noqa: ANN001
+    from voice_ref.simulation import bench as games_bench
+
+    assert games_bench._options(_bench_args(mic_gain=mic_gain), Config()).mic_gain_db == expected

@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "game, e.g. people talking nearby (tools/make_babble.py --talk-only)")
     sim.add_argument("--background-snr", type=float, help="dB the players' mean speech level "
                      "is above --background (default 15)")
+    sim.add_argument("--mic-gain", type=float, metavar="DB", help="the microphone's gain in "
+                     "dB on everything it hears (default 0; -20: a laptop's quiet microphone "
+                     "a metre from the players)")
     sim.add_argument("--seed", type=int, help="the same seed plays the same games")
     sim.add_argument("--pauses", type=float, help="how often a line is said with a pause "
                      "of 0.3-0.9 s after its filler or the player's name, as people do "

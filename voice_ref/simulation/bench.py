@@ -67,6 +67,7 @@ class BenchOptions:
     pause_p: float = 0.0  # how often a line is said with a pause after a filler or a name
     background: Path | None = None  # a recording looped under the whole game (`--background`)
     background_snr_db: float = 15.0  # its level below a player's mean speech level
+    mic_gain_db: float = 0.0  # the microphone's gain (`--mic-gain`; -20: a quiet microphone)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -138,6 +139,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         background_snr_db=(
             background_snr if background_snr is not None else BenchOptions.background_snr_db
         ),
+        mic_gain_db=getattr(args, "mic_gain", None) or BenchOptions.mic_gain_db,
     )
 
 
@@ -189,7 +191,7 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                                if progress else (lambda _l: None),
                                on_row=(lambda row, g=g: _write_row(rows_out, g, row))
                                if rows_out else (lambda _row: None),
-                               background=background)
+                               background=background, mic_gain_db=options.mic_gain_db)
             results.append(result)
             if progress:
                 verdict = "correct" if result.correct else "WRONG"

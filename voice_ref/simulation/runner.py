@@ -64,10 +64,14 @@ def wire(
 
 class Tape:
     """What the microphone hears: sounds placed at stream times, summed where they overlap,
-    over a `background` that loops for the whole game (people talking at the next table)."""
+    over a `background` that loops for the whole game (people talking at the next table),
+    times the microphone's `gain` (below 1: a quiet microphone)."""
 
-    def __init__(self, sample_rate: int, background: np.ndarray | None = None) -> None:
+    def __init__(
+        self, sample_rate: int, background: np.ndarray | None = None, gain: float = 1.0
+    ) -> None:
         self.sample_rate = sample_rate
+        self.gain = np.float32(gain)
         self._sounds: list[tuple[int, np.ndarray]] = []
         self._background = background if background is not None and len(background) else None
 
@@ -89,7 +93,7 @@ class Tape:
             if lo < hi:
                 out[lo - a : hi - a] += samples[lo - s : hi - s]
         self._sounds = keep
-        return np.clip(out, -1.0, 1.0)
+        return np.clip(out * self.gain if self.gain != 1 else out, -1.0, 1.0)
 
 
 @dataclass
@@ -116,15 +120,16 @@ def play_game(
     on_line: Callable[[Line], None] = lambda _line: None,
     on_row: Callable[[LineRow], None] = lambda _row: None,
     background: np.ndarray | None = None,
+    mic_gain_db: float = 0.0,
 ) -> GameResult:
     """One whole game, start to winner (or until the players give up after `max_lines`).
     `on_row` gets what became of every line (`LineRow`: `voice-ref bench --games --rows`);
-    `background` sounds under the whole game (`Tape`)."""
+    `background` sounds under the whole game, and the microphone has `mic_gain_db` (`Tape`)."""
     sr = session.recognizer.sample_rate
     step = int(sr * BLOCK_S)
     intended = table.intended
     max_lines = max_lines or 3 * len(intended.actions) + 20
-    tape = Tape(sr, background)
+    tape = Tape(sr, background, gain=10 ** (mic_gain_db / 20))
     transcript: list[str] = []
     t = busy_until = busy = 0.0
     lines = 0
