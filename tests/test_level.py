@@ -56,3 +56,14 @@ def test_the_gain_has_a_ceiling_and_silence_stays_silence() -> None:
     assert speech_level_dbfs(zeros) == SILENCE_DBFS
     assert raised(zeros) is zeros
     assert speech_level_dbfs(np.zeros(10, np.float32)) == SILENCE_DBFS  # shorter than a frame
+
+
+@pytest.mark.parametrize(("level", "note"), [
+    (None, ""),
+    (-24.0, "  [speech -24 dBFS]"),
+    (-44.4, "  [speech -44 dBFS  quiet microphone: raised]"),
+])
+def test_voice_ref_listen_says_how_loud_the_speech_was(level: float | None, note: str) -> None:
+    from voice_ref.voice.listen import level_note
+
+    assert level_note(level) == note

@@ -11,7 +11,7 @@ import pytest
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import ListenContext
-from voice_ref.voice.asr.level import raised
+from voice_ref.voice.asr.level import FLOOR_DBFS, raised
 from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.bench import expecting_for
 from voice_ref.voice.decision import decide
@@ -374,3 +374,6 @@ def test_a_quiet_microphone_is_heard_at_the_measured_floor(recognizer) -> None: 
         return [(h.text, h.score) for h in recognizer.recognize(samples).hypotheses[:3]]
 
     assert heard(quiet) == heard(raised(quiet))
+    # the level as recorded, for `--heard` logs and `voice-ref listen`
+    assert recognizer.recognize(quiet).extra["level_dbfs"] < FLOOR_DBFS
+    assert recognizer.recognize(audio).extra["level_dbfs"] >= FLOOR_DBFS

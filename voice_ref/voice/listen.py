@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from voice_ref.voice.asr.base import ListenContext, Utterance
+from voice_ref.voice.asr.level import FLOOR_DBFS
 
 T = TypeVar("T")
 BLOCK_S = 0.1
@@ -63,6 +64,14 @@ def stream(
         busy += dt
         clock = start + dt
     return out, busy
+
+
+def level_note(level_dbfs: float | None) -> str:
+    """How loud the speech was, for whoever sets up the microphone ("" when unknown)."""
+    if level_dbfs is None:
+        return ""
+    quiet = "  quiet microphone: raised" if level_dbfs < FLOOR_DBFS else ""
+    return f"  [speech {level_dbfs:.0f} dBFS{quiet}]"
 
 
 def main(args: argparse.Namespace) -> int:
@@ -125,6 +134,7 @@ def main(args: argparse.Namespace) -> int:
             "action": decision.action,
             "score": decision.score,
             "latency_ms": round((item.done_s - utt.end_s) * 1000, 1),
+            "level_dbfs": utt.extra.get("level_dbfs"),  # Whisper only
         }
         if args.json:
             print(json.dumps(record, ensure_ascii=False))
@@ -133,6 +143,7 @@ def main(args: argparse.Namespace) -> int:
             print(
                 f"{record['start_s']:6.2f}-{record['end_s']:6.2f}s  {record['text']!r:30} "
                 f"-> {decision.action} {intent}  ({record['latency_ms']:.0f} ms)"
+                f"{level_note(record['level_dbfs'])}"
             )
     if not results and not args.json:
         print("(no speech found)")

@@ -66,7 +66,7 @@ from voice_ref.language.spoken import syllables, with_digits
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.free_transcript import free_fluency, log_softmax, loop_cut
-from voice_ref.voice.asr.level import raised
+from voice_ref.voice.asr.level import raised, speech_level_dbfs
 from voice_ref.voice.asr.log_mel import encoder_input
 from voice_ref.voice.asr.memory import fix_mmap_threshold
 from voice_ref.voice.asr.phrase_search import (
@@ -507,6 +507,7 @@ class WhisperRecognizer:
         )
         hyps = _posteriors(scored)
         extra = {
+            "level_dbfs": round(speech_level_dbfs(audio), 1),  # before `raised`
             "decoder_calls": scorer.calls,
             "decoder_steps": probe.steps,
             "decoder_rows": probe.rows,

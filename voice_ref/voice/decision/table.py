@@ -67,6 +67,9 @@ def heard_record(utterance: Utterance, heard: Heard) -> dict[str, object]:
         "fluency": utterance.free_fluency,
         "hypotheses": [[h.text, h.score] for h in utterance.hypotheses[:4]],
         "scored": utterance.extra.get("scored", []),  # Whisper only
+        # Whisper only: the speech level as recorded (a quiet microphone is below -30 dBFS
+        # and raised to it, `asr.level`)
+        "level_dbfs": utterance.extra.get("level_dbfs"),
     }
 
 
