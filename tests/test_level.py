@@ -44,8 +44,10 @@ def test_speech_at_the_measured_levels_is_left_exactly_as_it_is(dbfs: float) -> 
 
 @pytest.mark.parametrize("dbfs", [-35.0, -44.0, -55.0])
 def test_quiet_speech_is_brought_up_to_the_floor(dbfs: float) -> None:
-    out = raised(call_in_a_room(dbfs))
+    audio = call_in_a_room(dbfs)
+    out = raised(audio)
     assert out.dtype == np.float32
+    assert np.array_equal(out, raised(audio, speech_level_dbfs(audio)))  # a level known already
     assert speech_level_dbfs(out) == pytest.approx(FLOOR_DBFS, abs=0.2)
 
 

@@ -36,11 +36,15 @@ def speech_level_dbfs(audio: np.ndarray) -> float:
 
 
 def raised(
-    audio: np.ndarray, floor_dbfs: float = FLOOR_DBFS, max_gain_db: float = MAX_GAIN_DB
+    audio: np.ndarray,
+    level_dbfs: float | None = None,
+    floor_dbfs: float = FLOOR_DBFS,
+    max_gain_db: float = MAX_GAIN_DB,
 ) -> np.ndarray:
     """`audio` scaled so its speech is at least `floor_dbfs` (by at most `max_gain_db`);
-    the same array when it already is, or is silence."""
-    level = speech_level_dbfs(audio)
+    the same array when it already is, or is silence. `level_dbfs`: its
+    `speech_level_dbfs`, when the caller has it already."""
+    level = speech_level_dbfs(audio) if level_dbfs is None else level_dbfs
     if level <= SILENCE_DBFS or level >= floor_dbfs:
         return audio
     gain_db = min(max_gain_db, floor_dbfs - level)

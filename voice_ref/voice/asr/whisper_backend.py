@@ -490,7 +490,8 @@ class WhisperRecognizer:
     def recognize(self, audio: np.ndarray, start_s: float = 0.0, end_s: float = 0.0) -> Utterance:
         t0 = time.perf_counter()
         prior_rows, prior_computed = self._prior_counts()
-        encoded = self._encode(audio)
+        level = speech_level_dbfs(audio)
+        encoded = self._encode(raised(audio, level))
         writing = self._start_free_transcript(encoded)  # on CTranslate2's thread meanwhile
         probe = PrefixProbe(self._decoder, np.asarray(encoded), self._start(), self._columns)
         scorer = PmiScorer(probe, self._prior, self.prior_weight, self._end_tokens)
@@ -507,7 +508,7 @@ class WhisperRecognizer:
         )
         hyps = _posteriors(scored)
         extra = {
-            "level_dbfs": round(speech_level_dbfs(audio), 1),  # before `raised`
+            "level_dbfs": round(level, 1),  # as recorded, before `raised`
             "decoder_calls": scorer.calls,
             "decoder_steps": probe.steps,
             "decoder_rows": probe.rows,
@@ -545,7 +546,7 @@ class WhisperRecognizer:
     def _encode(self, audio: np.ndarray):  # noqa: ANN202
         import ctranslate2
 
-        features = encoder_input(raised(audio), self._n_mels)
+        features = encoder_input(audio, self._n_mels)
         return self._whisper.encode(ctranslate2.StorageView.from_array(features))
 
     def _start(self) -> list[int]:
