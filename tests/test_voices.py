@@ -14,6 +14,7 @@ from voice_ref.voice.voices import (
     choose_voice,
     espeak_voices,
     mbrola_data_exists,
+    mbrola_drops_sounds,
     mbrola_voices,
 )
 
@@ -30,6 +31,7 @@ NATIVE_MX = Voice(VoiceKind.NATIVE, "com.apple.voice.Paulina", "Paulina", "es-mx
 NATIVE_ES = Voice(VoiceKind.NATIVE, "com.apple.voice.Monica", "Mónica", "es-es")
 MB_ES2 = Voice(VoiceKind.MBROLA, "mb-es2", "spanish-mbrola-2", "es-es")
 MB_MX2 = Voice(VoiceKind.MBROLA, "mb-mx2", "mexican-mbrola-2", "es-mx")
+MX2_GAPS = Voice(VoiceKind.MBROLA, "mb-mx2", "mexican-mbrola-2", "es-mx", drops_sounds=True)
 ES_419 = Voice(VoiceKind.ESPEAK, "es-419", "Spanish (Latin America)", "es-419")
 ES = Voice(VoiceKind.ESPEAK, "es", "Spanish (Spain)", "es")
 
@@ -42,6 +44,9 @@ ES = Voice(VoiceKind.ESPEAK, "es", "Spanish (Spain)", "es")
         ([MB_ES2, MB_MX2, ES_419], "auto", MB_MX2),  # Latin American MBROLA first
         ([ES_419, MB_MX2, NATIVE_ES], "auto", NATIVE_ES),  # a system voice beats MBROLA
         ([NATIVE_ES, NATIVE_MX], "AUTO", NATIVE_MX),
+        ([MX2_GAPS, ES_419], "auto", ES_419),  # a voice that drops sounds comes last
+        ([MX2_GAPS, MB_ES2, ES_419], "auto", MB_ES2),  # ... behind a whole MBROLA voice
+        ([MX2_GAPS, ES_419], "mb-mx2", MX2_GAPS),  # ... but is spoken with when configured
         ([ES_419, MB_ES2], "es-419", ES_419),  # a configured voice always wins
         ([NATIVE_MX, ES_419], "paulina", NATIVE_MX),  # by name, any case
         ([], "auto", ES_419),  # nothing listed: espeak-ng's es-419
@@ -58,6 +63,37 @@ def test_mbrola_voices_count_only_with_their_data_installed():
     assert mbrola_voices(LISTING, installed.__contains__, have_mbrola=True) == [MB_ES2]
     assert mbrola_voices(LISTING, installed.__contains__, have_mbrola=False) == []
     assert mbrola_voices(LISTING, lambda _db: False, have_mbrola=True) == []
+
+
+def test_mbrola_voices_are_marked_when_they_drop_sounds():
+    both = {"es2", "mx2"}.__contains__
+    assert mbrola_voices(LISTING, both, True, {"mb-mx2"}.__contains__) == [MB_ES2, MX2_GAPS]
+
+
+def _fake_espeak(folder: Path, stderr: str, code: int = 0) -> None:
+    exe = folder / "espeak-ng"
+    exe.write_text(f"#!/bin/sh\nprintf '%s' '{stderr}' >&2\nexit {code}\n")
+    exe.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("stderr", "code", "drops"),
+    [
+        # What espeak-ng 1.51 + mbrola-mx2 print for "Dudo. Le toca a Beto ..." (Debian 12).
+        ("mbrola: Warning: d-o/ unknown, replaced with _-_\n", 0, True),
+        ("", 0, False),  # every diphone found
+        ("", 1, True),  # the voice could not be spoken at all
+    ],
+)
+def test_a_probe_line_finds_voices_that_drop_sounds(tmp_path, monkeypatch, stderr, code, drops):
+    _fake_espeak(tmp_path, stderr, code)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert mbrola_drops_sounds("mb-mx2") is drops
+
+
+def test_without_espeak_ng_no_mbrola_voice_can_be_probed(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert mbrola_drops_sounds("mb-es2") is True
 
 
 def test_espeak_voices_leave_out_mbrola_definitions():
@@ -94,3 +130,16 @@ def test_say_list_shows_the_voices_found_and_the_one_in_use(capsys):
     assert "Spanish voices found" in out and "In use: " in out
     assert "es-419" in out  # espeak-ng is installed on every machine the tests run on
     assert cli_main(["say"]) == 2  # no sentence and no --list: explained, not a traceback
+
+
+def test_say_list_warns_when_the_configured_voice_drops_sounds(capsys, monkeypatch):
+    from voice_ref.voice import announcer
+
+    monkeypatch.setattr(announcer, "installed_voices", lambda: [MX2_GAPS, ES_419])
+    assert announcer.list_voices("mb-mx2") == 0
+    out = capsys.readouterr().out
+    assert "In use: mb-mx2" in out and "Warning: mb-mx2 leaves gaps" in out
+    assert announcer.list_voices("auto") == 0
+    out = capsys.readouterr().out
+    assert "In use: es-419" in out and "Warning" not in out
+    assert "mb-mx2" in out and "not chosen automatically" in out

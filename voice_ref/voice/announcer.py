@@ -495,4 +495,7 @@ def list_voices(configured: str) -> int:
         print(f" * {chosen.describe()}  (configured; not in the list, tried as given)")
     how = "automatic choice" if configured.strip().casefold() == "auto" else "set in config"
     print(f"In use: {chosen.ident} ({how}). Better voices: see README, \"The voice\".")
+    if chosen.drops_sounds:
+        print(f"Warning: {chosen.ident} leaves gaps where this espeak-ng has no MBROLA sound for "
+              "a Spanish phoneme; players may not follow it. Set voice = \"auto\".")
     return 0

@@ -10,6 +10,11 @@ Better voices exist on most machines and are used when found, in this order:
    missing, so a voice counts only when its data file is on disk;
 3. espeak-ng's own Spanish (`es-419`, then `es`).
 
+An MBROLA voice that drops sounds comes last: espeak-ng 1.51 (Debian 12, Raspberry Pi OS
+bookworm) maps some Spanish phonemes ("o/", "e/", diphthongs) to diphones the MBROLA
+databases do not have, and MBROLA says silence instead ("Le toca a Beto" comes out as
+"Toka beat"; BENCHMARKS.md, session 27). A short probe line finds out (`mbrola_drops_sounds`).
+
 Within a kind, Latin American Spanish comes before Spain's (the game is played in Chile,
 Peru and Bolivia). Discovery is split from choice so the choice is tested with fake lists.
 """
@@ -26,6 +31,10 @@ from pathlib import Path
 
 AUTO = "auto"
 MBROLA_DIRS = (Path("/usr/share/mbrola"), Path("/usr/local/share/mbrola"), Path("/usr/lib/mbrola"))
+DROPS_SOUNDS_NOTE = "(drops sounds with this espeak-ng: not chosen automatically)"
+# A line a referee says, with the sounds espeak-ng 1.51 cannot hand to MBROLA's Spanish
+# databases: stressed and final "o"/"e", the diphthong of "hay", "tr".
+PROBE_LINE = "Dudo. Le toca a Beto: ¿cuántas quinas hay? Quedan tres dados."
 _LATIN_AMERICA = ("es-419", "es-mx", "es-us", "es-vz", "es-ar", "es-cl", "es-co", "es-pe")
 
 
@@ -50,16 +59,18 @@ class Voice:
     ident: str
     name: str
     language: str  # "es-mx", "es-es", "es-419", ... lower case
+    drops_sounds: bool = False  # renders some sounds as silence (`mbrola_drops_sounds`)
 
     @property
     def latin_american(self) -> bool:
         return self.language.startswith(_LATIN_AMERICA)
 
-    def rank(self) -> tuple[int, int, str]:
-        return (int(self.kind), 0 if self.latin_american else 1, self.ident)
+    def rank(self) -> tuple[bool, int, int, str]:
+        return (self.drops_sounds, int(self.kind), 0 if self.latin_american else 1, self.ident)
 
     def describe(self) -> str:
-        return f"{self.ident:<12} {self.kind.label:<10} {self.language:<7} {self.name}"
+        line = f"{self.ident:<12} {self.kind.label:<10} {self.language:<7} {self.name}"
+        return f"{line}  {DROPS_SOUNDS_NOTE}" if self.drops_sounds else line
 
 
 def choose_voice(found: Iterable[Voice], configured: str = AUTO) -> Voice:
@@ -93,7 +104,8 @@ def installed_voices(platform: str = sys.platform) -> list[Voice]:
     if platform in ("darwin", "win32"):
         voices += native_voices()
     listing = _espeak_listing("es")
-    voices += mbrola_voices(listing, mbrola_data_exists, shutil.which("mbrola") is not None)
+    have_mbrola = shutil.which("mbrola") is not None
+    voices += mbrola_voices(listing, mbrola_data_exists, have_mbrola, mbrola_drops_sounds)
     voices += espeak_voices(listing)
     return voices
 
@@ -155,9 +167,13 @@ def parse_espeak_voices(listing: str) -> list[tuple[str, str, str]]:
 
 
 def mbrola_voices(
-    listing: str, data_exists: Callable[[str], bool], have_mbrola: bool
+    listing: str,
+    data_exists: Callable[[str], bool],
+    have_mbrola: bool,
+    drops_sounds: Callable[[str], bool] = lambda _ident: False,
 ) -> list[Voice]:
-    """The MBROLA Spanish voices whose data is installed (`mb/mb-es2` needs `es2`)."""
+    """The MBROLA Spanish voices whose data is installed (`mb/mb-es2` needs `es2`), each
+    marked when it drops sounds (`drops_sounds(ident)`)."""
     if not have_mbrola:
         return []
     out = []
@@ -166,8 +182,25 @@ def mbrola_voices(
             continue
         ident = file.removeprefix("mb/")
         if data_exists(ident.removeprefix("mb-")):
-            out.append(Voice(VoiceKind.MBROLA, ident, name, language))
+            out.append(Voice(VoiceKind.MBROLA, ident, name, language, drops_sounds(ident)))
     return out
+
+
+def mbrola_drops_sounds(ident: str) -> bool:
+    """Whether espeak-ng + MBROLA say `PROBE_LINE` with sounds missing: MBROLA warns
+    "Warning: d-o/ unknown, replaced with _-_" for each diphone it replaces by silence.
+    A voice that cannot be probed at all counts as dropping sounds."""
+    exe = shutil.which("espeak-ng") or shutil.which("espeak")
+    if exe is None:
+        return True
+    try:
+        run = subprocess.run(
+            [exe, "-v", ident, "--stdout", PROBE_LINE],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return True
+    return run.returncode != 0 or "unknown" in run.stderr.casefold()
 
 
 def espeak_voices(listing: str) -> list[Voice]:
