@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--mic-gain", type=float, metavar="DB", help="the microphone's gain in "
                      "dB on everything it hears (default 0; -20: a laptop's quiet microphone "
                      "a metre from the players)")
+    sim.add_argument("--room", type=float, metavar="RT60", help="play the table in a dining "
+                     "room with this reverberation time in seconds (e.g. 0.5; default: no "
+                     "room), the microphone in the middle of the table (needs pyroomacoustics)")
     sim.add_argument("--seed", type=int, help="the same seed plays the same games")
     sim.add_argument("--pauses", type=float, help="how often a line is said with a pause "
                      "of 0.3-0.9 s after its filler or the player's name, as people do "

@@ -35,6 +35,7 @@ from voice_ref.simulation.render import (
     espeak,
     espeak_available,
 )
+from voice_ref.simulation.room import DiningRoom
 from voice_ref.simulation.runner import GameResult, LineRow, play_game, wire
 from voice_ref.simulation.script import play
 from voice_ref.simulation.summary import GameScore, summarize
@@ -68,6 +69,7 @@ class BenchOptions:
     background: Path | None = None  # a recording looped under the whole game (`--background`)
     background_snr_db: float = 15.0  # its level below a player's mean speech level
     mic_gain_db: float = 0.0  # the microphone's gain (`--mic-gain`; -20: a quiet microphone)
+    room: DiningRoom | None = None  # the room's echo on every player's line (`--room RT60`)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -140,7 +142,13 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
             background_snr if background_snr is not None else BenchOptions.background_snr_db
         ),
         mic_gain_db=getattr(args, "mic_gain", None) or BenchOptions.mic_gain_db,
+        room=_room(getattr(args, "room", None), args.seed),
     )
+
+
+def _room(rt60_s: float | None, seed: int | None) -> DiningRoom | None:
+    """`--room RT60`: a room drawn from the run's seed (the same seed, the same room)."""
+    return None if rt60_s is None else DiningRoom(rt60_s, seed=seed or 0)
 
 
 Progress = Callable[[int, int, Table], None]
@@ -164,6 +172,11 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                        seats.randint(35, 65)) for i, p in enumerate(options.players)}
     referee_voice = Voice(_referee_voice(config.voice.voice), config.voice.rate)
     referee_speech = lru_cache(maxsize=REFEREE_LINES_KEPT)(partial(espeak, voice=referee_voice))
+    responses = (
+        dict(zip(options.players, options.room.seat_responses(len(options.players)), strict=True))
+        if options.room
+        else {}
+    )
     scores: list[GameScore] = []
     results: list[GameResult] = []
     prepare_s = 0.0
@@ -183,7 +196,8 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                 session.prepare()
                 prepare_s = time.perf_counter() - t0
             renderer = Renderer(voices, rng("voice"), noise=noise, snr_db=options.snr_db,
-                                sample_rate=recognizer.sample_rate, pause_p=options.pause_p)
+                                sample_rate=recognizer.sample_rate, pause_p=options.pause_p,
+                                responses=responses)
             phrasing = Phrasing(rng("words"), options.players, config.dialect)
             table = Table(intended, phrasing, prompts, rng("table"))
             result = play_game(session, referee, announcer, table, renderer.render, rng("time"),

@@ -105,6 +105,26 @@ def mix(speech: np.ndarray, noise: np.ndarray, snr_db: float) -> np.ndarray:
     return (speech + gain * noise[: len(speech)]).astype(np.float32)
 
 
+# Echo kept after a line said in a room (`reverberant`): enough for what the microphone
+# still hears when the VAD decides the line has ended (its end-of-speech silence is 0.2 s).
+ECHO_TAIL_S = 0.3
+
+
+def reverberant(speech: np.ndarray, response: np.ndarray, sample_rate: int = RATE) -> np.ndarray:
+    """`speech` as the microphone hears it through `response`, `ECHO_TAIL_S` of echo after it,
+    at the same active speech level (how loud the microphone records is another
+    condition: `--mic-gain`)."""
+    n = len(speech) + len(response) - 1
+    size = 1 << (n - 1).bit_length()  # by FFT: a response is thousands of taps long
+    spectrum = np.fft.rfft(speech.astype(np.float64), size) * np.fft.rfft(response, size)
+    wet = np.fft.irfft(spectrum, size)[: min(n, len(speech) + int(ECHO_TAIL_S * sample_rate))]
+    dry_power = active_power(speech)
+    wet_power = active_power(wet)
+    if wet_power > 0.0:
+        wet = wet * np.sqrt(dry_power / wet_power)
+    return wet.astype(np.float32)
+
+
 # A pause people make inside a line, after an interjection or a name ("ehm … cerrada",
 # "Carla … cuatro trenes"): longer than the VAD's 0.2 s end of speech, so the line may
 # reach the referee in two utterances (`voice-ref bench --games --pauses P`).
@@ -135,6 +155,7 @@ class Renderer:
         snr_db: float | None = None,
         sample_rate: int = RATE,
         pause_p: float = 0.0,
+        responses: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.voices = voices
         self.rng = rng
@@ -142,6 +163,7 @@ class Renderer:
         self.snr_db = snr_db
         self.sample_rate = sample_rate
         self.pause_p = pause_p
+        self.responses = responses or {}  # each player's seat to the microphone (`room`)
         self._names = frozenset(voices)  # the players: where a line may pause
 
     def render(self, speaker: str, text: str) -> tuple[np.ndarray, float, float]:
@@ -156,8 +178,11 @@ class Renderer:
         speech = speech / peak * level / max(np.sqrt(active_power(speech / peak)), 1e-6)
         lead = int(self.sample_rate * rng.uniform(0.25, 0.5))
         tail = int(self.sample_rate * rng.uniform(0.25, 0.5))
-        clip = np.concatenate([np.zeros(lead, np.float32), speech.astype(np.float32),
-                               np.zeros(tail, np.float32)])
+        heard = speech.astype(np.float32)
+        if speaker in self.responses:  # the room's echo, ringing on after the speech
+            heard = reverberant(heard, self.responses[speaker], self.sample_rate)
+        clip = np.concatenate([np.zeros(lead, np.float32), heard,
+                               np.zeros(max(0, tail - (len(heard) - len(speech))), np.float32)])
         if self.noise is not None and self.snr_db is not None:
             clip = mix(clip, self.noise.stretch(rng, len(clip)), self.snr_db)
         clip = np.clip(clip, -1.0, 1.0).astype(np.float32)
