@@ -83,3 +83,30 @@ def test_the_games_bench_takes_a_room():
     assert options.room == DiningRoom(0.5, seed=7)
     with pytest.raises(ValueError, match="reverberation time"):
         games_bench._options(Namespace(**base, room=9.0), Config())
+
+
+def test_a_clip_set_is_copied_into_rooms_with_labels_and_levels_kept(tmp_path):
+    import json
+
+    from tool_loader import load_tool
+
+    from voice_ref.voice.audio_in import read_wav, write_wav
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "wav").mkdir(parents=True)
+    rng = np.random.default_rng(1)
+    labels = []
+    for i in range(3):
+        clip = np.zeros(16000, np.float32)
+        clip[4000:10000] = 0.05 * rng.standard_normal(6000)
+        write_wav(src / f"wav/c{i}.wav", clip, 16000)
+        labels.append({"file": f"wav/c{i}.wav", "text": "dudo", "split": "tuning"})
+    (src / "labels.jsonl").write_text("".join(json.dumps(x) + "\n" for x in labels))
+    assert load_tool("make_room_set").main([str(src), str(out), "--rooms", "2"]) == 0
+    copied = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
+    assert [x["file"] for x in copied] == [x["file"] for x in labels]
+    assert all(x["split"] == "tuning" and 0.4 <= x["room"]["rt60_s"] <= 0.7 for x in copied)
+    assert copied[0]["room"] == copied[2]["room"] != copied[1]["room"]  # clip i in room i mod 2
+    dry, wet = read_wav(src / "wav/c0.wav"), read_wav(out / "wav/c0.wav")
+    assert active_power(wet) == pytest.approx(active_power(dry), rel=0.01)
+    assert float(np.mean(wet[10000:12000] ** 2)) > 1e-3 * active_power(dry)  # the echo

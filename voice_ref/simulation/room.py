@@ -42,10 +42,11 @@ class DiningRoom:
         table in order, peak 1, starting at the direct sound. Computed in a child process:
         pyroomacoustics and scipy would add ~100 MB to the peak memory the bench reports."""
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(_seat_responses, self.rt60_s, self.seed, seats).result()
+            return pool.submit(room_responses, self.rt60_s, self.seed, seats).result()
 
 
-def _seat_responses(rt60_s: float, seed: int, seats: int) -> tuple[np.ndarray, ...]:
+def room_responses(rt60_s: float, seed: int, seats: int) -> tuple[np.ndarray, ...]:
+    """`DiningRoom(rt60_s, seed).seat_responses(seats)`, computed in this process."""
     try:
         import pyroomacoustics as pra
     except ImportError:
