@@ -22,11 +22,10 @@ import json
 import random
 from pathlib import Path
 
-from voice_ref.simulation.render import reverberant
+from voice_ref.simulation.render import RATE, reverberant
 from voice_ref.simulation.room import room_responses
 from voice_ref.voice.audio_in import read_wav, write_wav
-
-RATE = 16000
+from voice_ref.voice.bench import load_labels
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,11 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in range(args.rooms):
         rt60_s = round(rng.uniform(*args.rt60), 2)
         rooms.append((rt60_s, room_responses(rt60_s, args.seed + k, 1)[0]))
-    labels = [
-        json.loads(line)
-        for line in (args.src / "labels.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    labels = load_labels(args.src)
     (args.out / "wav").mkdir(parents=True, exist_ok=True)
     with (args.out / "labels.jsonl").open("w", encoding="utf-8") as out:
         for i, label in enumerate(labels):

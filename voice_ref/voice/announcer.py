@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import queue
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,14 @@ import numpy as np
 
 from voice_ref.config import VoiceSettings, load_config
 from voice_ref.voice.audio_in import device_or_default, read_wav, write_wav
-from voice_ref.voice.voices import Voice, VoiceKind, choose_voice, installed_voices, ranked
+from voice_ref.voice.voices import (
+    Voice,
+    VoiceKind,
+    choose_voice,
+    espeak_program,
+    installed_voices,
+    ranked,
+)
 
 SPEECH_RATE = 22050  # espeak-ng's own sample rate: its WAVs are read without resampling
 
@@ -108,7 +114,7 @@ class Synthesizer:
             raise RuntimeError("pyttsx3 wrote no audio")
 
     def _render_cli(self, text: str, path: Path) -> None:
-        exe = shutil.which("espeak-ng") or shutil.which("espeak")
+        exe = espeak_program()
         if exe is None:
             raise RuntimeError(
                 "No speech synthesizer: install espeak-ng (apt install espeak-ng) "

@@ -143,8 +143,13 @@ def _native_language(voice: object) -> str:
     return ""
 
 
+def espeak_program() -> str | None:
+    """The espeak-ng program (or the older espeak), None when neither is installed."""
+    return shutil.which("espeak-ng") or shutil.which("espeak")
+
+
 def _espeak_listing(language: str) -> str:
-    exe = shutil.which("espeak-ng") or shutil.which("espeak")
+    exe = espeak_program()
     if exe is None:
         return ""
     try:
@@ -190,7 +195,7 @@ def mbrola_drops_sounds(ident: str) -> bool:
     """Whether espeak-ng + MBROLA say `PROBE_LINE` with sounds missing: MBROLA warns
     "Warning: d-o/ unknown, replaced with _-_" for each diphone it replaces by silence.
     A voice that cannot be probed at all counts as dropping sounds."""
-    exe = shutil.which("espeak-ng") or shutil.which("espeak")
+    exe = espeak_program()
     if exe is None:
         return True
     try:
