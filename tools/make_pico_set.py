@@ -1,0 +1,107 @@
+"""Build the DEV set's lines **re-spoken by SVOX Pico** (es-ES): a speech synthesizer no
+part of the project was built, tuned or trained on (BENCHMARKS.md, session 28).
+
+The DEV set is espeak-ng throughout, so a recognizer adapted to espeak-ng can look far
+better on DEV's held-out voices than it hears anything else; this set asks the same
+lines of another engine. Each speech clip of SRC is said again by `pico2wave -l es-ES`
+(trimmed, scaled to the DEV clip's speech level, 0.25-0.5 s of room before and after)
+and mixed with the same noise type at the same SNR (on active speech power), the noise
+taken only from SRC's **held-out** noise-only clips; noise-only clips are left out. Every
+label keeps its text and intent, with `"voice": "pico-es-ES"` and `"split": "heldout"`:
+the whole set is only reported, never chosen on.
+
+Deterministic (seeded). Needs `pico2wave` (Debian non-free: `apt install
+libttspico-utils`). WAVs go outside git.
+
+    python tools/make_pico_set.py ../shared/audio/dev build/pico-dev
+    voice-ref bench --audio build/pico-dev --backend whisper
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from voice_ref.simulation.render import RATE, active_power
+from voice_ref.voice.audio_in import read_wav, write_wav
+from voice_ref.voice.bench import load_labels, split_of
+
+VOICE = "pico-es-ES"
+SILENCE_FLOOR = 1e-3  # Pico starts and ends with low-level hiss: trimmed below this
+ROOM_S = (0.25, 0.5)
+
+
+def pico(text: str, program: str) -> np.ndarray:
+    """`text` said by Pico's Spanish voice, as float32 samples at `RATE`, trimmed."""
+    with tempfile.TemporaryDirectory(prefix="voice_ref_pico_") as tmp:
+        path = Path(tmp) / "line.wav"
+        subprocess.run([program, "-l", "es-ES", "-w", str(path), text],
+                       check=True, capture_output=True)
+        speech = read_wav(path, RATE)
+    loud = np.flatnonzero(np.abs(speech) > SILENCE_FLOOR)
+    if len(loud) == 0:
+        raise ValueError(f"pico2wave said nothing for {text!r}")
+    return speech[loud[0] : loud[-1] + 1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("src", type=Path, help="a labelled clip folder (labels.jsonl, wav/)")
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--seed", type=int, default=20261205)
+    args = ap.parse_args(argv)
+    program = shutil.which("pico2wave")
+    if program is None:
+        ap.error("pico2wave is not installed (Debian non-free: apt install libttspico-utils)")
+    rng = random.Random(args.seed)
+    labels = load_labels(args.src)
+    noises: dict[str, list[np.ndarray]] = {}
+    for label in labels:
+        if label.get("category") == "noise_only" and split_of(label) == "heldout":
+            noises.setdefault(label["noise"], []).append(read_wav(args.src / label["file"], RATE))
+    (args.out / "wav").mkdir(parents=True, exist_ok=True)
+    written = 0
+    with (args.out / "labels.jsonl").open("w", encoding="utf-8") as out:
+        for label in labels:
+            if label.get("category") == "noise_only":
+                continue
+            speech = pico(label["text"], program)
+            speech *= np.sqrt(10 ** (label["level_dbfs"] / 10) / active_power(speech))
+            before, after = (int(RATE * rng.uniform(*ROOM_S)) for _ in range(2))
+            clip = np.concatenate([np.zeros(before, np.float32), speech.astype(np.float32),
+                                   np.zeros(after, np.float32)])
+            if label.get("noise") and label.get("snr") is not None:
+                clip = clip + _noise_at(rng, noises[label["noise"]], len(clip),
+                                        active_power(speech), label["snr"])
+            write_wav(args.out / label["file"], clip, RATE)
+            out.write(json.dumps({
+                **label, "voice": VOICE, "split": "heldout",
+                "duration": round(len(clip) / RATE, 3),
+                "speech_start": round(before / RATE, 3),
+                "speech_end": round((before + len(speech)) / RATE, 3),
+            }, ensure_ascii=False) + "\n")
+            written += 1
+    print(f"{written} lines said by {VOICE} -> {args.out}")
+    return 0
+
+
+def _noise_at(rng: random.Random, clips: list[np.ndarray], n: int, speech_power: float,
+              snr_db: float) -> np.ndarray:
+    """`n` samples of one of `clips` from a random place (looped), at `snr_db` below
+    `speech_power` (the DEV set's rule: SNR on active speech, noise over the whole clip)."""
+    clip = clips[rng.randrange(len(clips))]
+    start = rng.randrange(len(clip))
+    noise = np.tile(clip, (start + n) // len(clip) + 1)[start : start + n]
+    gain = np.sqrt(speech_power / (float(np.mean(noise**2)) * 10 ** (snr_db / 10)))
+    return (gain * noise).astype(np.float32)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
