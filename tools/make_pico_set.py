@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voice_ref.simulation.render import RATE, active_power
+from voice_ref.simulation.render import RATE, NoiseBank, active_power
 from voice_ref.voice.audio_in import read_wav, write_wav
 from voice_ref.voice.bench import load_labels, split_of
 
@@ -62,10 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("pico2wave is not installed (Debian non-free: apt install libttspico-utils)")
     rng = random.Random(args.seed)
     labels = load_labels(args.src)
-    noises: dict[str, list[np.ndarray]] = {}
+    recordings: dict[str, list[np.ndarray]] = {}
     for label in labels:
         if label.get("category") == "noise_only" and split_of(label) == "heldout":
-            noises.setdefault(label["noise"], []).append(read_wav(args.src / label["file"], RATE))
+            recording = read_wav(args.src / label["file"], RATE)
+            recordings.setdefault(label["noise"], []).append(recording)
+    noises = {kind: NoiseBank(clips) for kind, clips in recordings.items()}
     (args.out / "wav").mkdir(parents=True, exist_ok=True)
     written = 0
     with (args.out / "labels.jsonl").open("w", encoding="utf-8") as out:
@@ -78,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
             clip = np.concatenate([np.zeros(before, np.float32), speech.astype(np.float32),
                                    np.zeros(after, np.float32)])
             if label.get("noise") and label.get("snr") is not None:
-                clip = clip + _noise_at(rng, noises[label["noise"]], len(clip),
-                                        active_power(speech), label["snr"])
+                noise = noises[label["noise"]].stretch(rng, len(clip))
+                clip = clip + _at_snr(noise, active_power(speech), label["snr"])
             write_wav(args.out / label["file"], clip, RATE)
             out.write(json.dumps({
                 **label, "voice": VOICE, "split": "heldout",
@@ -92,13 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _noise_at(rng: random.Random, clips: list[np.ndarray], n: int, speech_power: float,
-              snr_db: float) -> np.ndarray:
-    """`n` samples of one of `clips` from a random place (looped), at `snr_db` below
-    `speech_power` (the DEV set's rule: SNR on active speech, noise over the whole clip)."""
-    clip = clips[rng.randrange(len(clips))]
-    start = rng.randrange(len(clip))
-    noise = np.tile(clip, (start + n) // len(clip) + 1)[start : start + n]
+def _at_snr(noise: np.ndarray, speech_power: float, snr_db: float) -> np.ndarray:
+    """`noise` scaled to `snr_db` below `speech_power`: the DEV set's rule, SNR on the active
+    speech, the noise over the whole clip (`render.mix` measures the clip it is given, here
+    the line with its silence around it)."""
     gain = np.sqrt(speech_power / (float(np.mean(noise**2)) * 10 ** (snr_db / 10)))
     return (gain * noise).astype(np.float32)
 
