@@ -58,6 +58,18 @@ def test_reads_variables_and_aliases(tmp_path: Path) -> None:
     assert w["decoder/projection/weight"] is w["decoder/embeddings/weight"]
 
 
+def test_writable_views_write_through_to_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "model.bin"
+    path.write_bytes(_model_bin())
+    with pytest.raises(ValueError, match="read-only"):
+        read_ct2_weights(path)["decoder/embeddings/weight"][0, 0] = 9
+    w = read_ct2_weights(path, writable=True)
+    w["decoder/embeddings/weight"][1] = [7, 8, 9]
+    del w
+    assert read_ct2_weights(path)["decoder/embeddings/weight"].tolist() == [[0, 1, 2], [7, 8, 9]]
+    assert len(path.read_bytes()) == len(_model_bin())
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [

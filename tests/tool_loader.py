@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -14,5 +15,7 @@ def load_tool(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # Registered first, as an import would: dataclasses and pickling look a module up there.
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module

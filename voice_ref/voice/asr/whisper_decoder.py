@@ -58,13 +58,16 @@ class WeightsError(ValueError):
     """The model file is not a CTranslate2 Whisper model this decoder can read."""
 
 
-def read_ct2_weights(path: Path | str, prefix: str = "") -> dict[str, np.ndarray]:
+def read_ct2_weights(
+    path: Path | str, prefix: str = "", writable: bool = False
+) -> dict[str, np.ndarray]:
     """The variables of a CTranslate2 `model.bin` whose names start with `prefix`, by
     name (aliases resolved). Others are skipped unread (the encoder stays in CTranslate2).
 
     The arrays are read-only views of the memory-mapped file: nothing is copied until
     the caller converts, and an array kept as it is (the float16 token embedding) costs
-    resident memory only for the pages actually read.
+    resident memory only for the pages actually read. `writable`: views that write
+    through to the file (an adapted copy of the model, `tools/adapt_encoder.py`).
 
     Format (CTranslate2 python/ctranslate2/specs/model_spec.py, `_serialize`):
     uint32 version, string spec name, uint32 revision, uint32 count, then per
@@ -74,12 +77,13 @@ def read_ct2_weights(path: Path | str, prefix: str = "") -> dict[str, np.ndarray
     """
     path = Path(path)
     try:
-        f = path.open("rb")
+        f = path.open("r+b" if writable else "rb")
     except OSError as err:
         raise WeightsError(f"Cannot open the Whisper weights {path}: {err.strerror}.") from err
     with f:
         try:
-            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
+            data = mmap.mmap(f.fileno(), 0, access=access)
         except (OSError, ValueError) as err:  # an empty file cannot be mapped
             raise WeightsError(
                 f"{path} is not a complete CTranslate2 model file ({err}). "

@@ -1,0 +1,136 @@
+"""tools/make_adapt_set.py and tools/adapt_encoder.py: the encoder-adaptation experiment.
+
+The training clips are written as the phrase search scores them and are the same for a
+seed; the PyTorch Whisper the trainer builds from `model.bin` encodes as CTranslate2 does;
+an adapted copy differs from the model in the encoder's weights only."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tool_loader import load_tool
+
+from voice_ref.voice.asr.whisper_decoder import read_ct2_weights
+from voice_ref.voice.audio_in import write_wav
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL = REPO / "models/whisper-base"
+DEV = REPO.parent / "shared/audio/dev"
+
+adapt_set = load_tool("make_adapt_set")
+
+
+@pytest.mark.parametrize(
+    ("text", "digits_of", "stop", "expected"),
+    [
+        ("cinco quinas", None, False, "Cinco quinas"),
+        ("hay catorce dones", 14, True, "Hay 14 dones."),
+        ("Ana dudo", None, True, "Ana, dudo."),
+        ("Beto", None, False, "Beto"),  # a name alone takes no comma
+        ("qué nervios", 3, False, "Qué nervios"),  # no 3 spelled in it: left as it is
+    ],
+)
+def test_texts_are_written_as_the_phrase_search_scores_them(
+    text: str, digits_of: int | None, stop: bool, expected: str
+) -> None:
+    assert adapt_set.written(text, digits_of, stop) == expected
+
+
+def test_the_synthesizer_reads_digits_as_words() -> None:
+    assert adapt_set.spoken_text("Ana, 14 dones.") == "Ana catorce dones"
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
+def test_a_seed_gives_the_same_clips_and_never_a_held_out_voice(tmp_path: Path) -> None:
+    dev = tmp_path / "dev"
+    (dev / "wav").mkdir(parents=True)
+    rows = []
+    for i in (2, 3):  # file 2 is a tuning noise clip, file 3 held out
+        t = np.arange(16000) / 16000
+        write_wav(dev / f"wav/dev_{i:04d}.wav", (0.1 * np.sin(2 * np.pi * 300 * i * t))
+                  .astype(np.float32), 16000)
+        rows.append({"file": f"wav/dev_{i:04d}.wav", "category": "noise_only",
+                     "intent": {"type": "none"}, "text": ""})
+    (dev / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    made = []
+    for out in ("a", "b"):
+        assert adapt_set.main([str(dev), str(tmp_path / out), "--clips", "12", "--jobs", "1",
+                               "--seed", "3"]) == 0
+        clips = [json.loads(x) for x in (tmp_path / out / "clips.jsonl").read_text().splitlines()]
+        made.append((np.load(tmp_path / out / "audio.npy"), clips))
+    (audio_a, clips_a), (audio_b, clips_b) = made
+    assert clips_a == clips_b and np.array_equal(audio_a, audio_b)
+    assert len(clips_a) == 12 and sum(c["length"] for c in clips_a) == len(audio_a)
+    assert all(c["text"][:1].isupper() or c["text"][:1].isdigit() for c in clips_a)
+    assert not {c["voice"] for c in clips_a} & {"es+m3", "es+f4", "es-419+m1", "es-419+f2"}
+
+
+# --- the PyTorch Whisper against CTranslate2 (needs torch and the model) -----------------
+
+
+@pytest.fixture(scope="module")
+def tools():  # noqa: ANN201
+    pytest.importorskip("torch", reason="the adaptation experiment needs PyTorch")
+    if not (MODEL / "model.bin").exists():
+        pytest.skip("models/whisper-base missing: run `voice-ref models install whisper-base`")
+    return load_tool("adapt_encoder")
+
+
+@pytest.mark.whisper_model
+def test_the_torch_encoder_encodes_as_ctranslate2_does(tools) -> None:  # noqa: ANN001
+    import ctranslate2
+    import torch
+
+    from voice_ref.voice.asr.log_mel import encoder_input
+
+    rng = np.random.default_rng(0)
+    t = np.arange(24000) / 16000
+    audio = (0.05 * np.sin(2 * np.pi * 220 * t) + 0.01 * rng.standard_normal(len(t)))
+    features = encoder_input(audio.astype(np.float32))
+    whisper = ctranslate2.models.Whisper(str(MODEL), device="cpu", compute_type="float32")
+    expected = np.array(whisper.encode(ctranslate2.StorageView.from_array(features)))
+    encoder, _ = tools.load(MODEL)
+    with torch.no_grad():
+        got = encoder(torch.from_numpy(features)).numpy()
+    assert got.shape == expected.shape
+    assert np.abs(got - expected).max() < 5e-3
+
+
+@pytest.mark.whisper_model
+def test_the_loss_is_taken_on_the_text_after_the_start_tokens(tools) -> None:  # noqa: ANN001
+    from voice_ref.voice.asr.whisper_tokens import WhisperTokens
+
+    tok = WhisperTokens(MODEL / "tokenizer.json")
+    inputs, targets = tools.token_batch(tok, ["Cinco quinas.", "Dudo"])
+    start = len(tok.sot_sequence) + 1
+    for row, text in enumerate(["Cinco quinas.", "Dudo"]):
+        text_tokens = tok.encode(" " + text)
+        assert inputs[row, :start].tolist() == [*tok.sot_sequence, tok.no_timestamps]
+        scored = targets[row][targets[row] != -100].tolist()
+        assert scored == [*text_tokens, tok.eot]
+        # each target is the token fed right after the position that predicts it
+        assert inputs[row, start : start + len(text_tokens)].tolist() == text_tokens
+
+
+@pytest.mark.whisper_model
+def test_an_adapted_copy_changes_the_encoder_only(tools, tmp_path: Path) -> None:  # noqa: ANN001
+    encoder, _ = tools.load(MODEL)
+    weights = encoder.ct2_weights()
+    weights["encoder/layer_0/ffn/linear_0/bias"] = weights["encoder/layer_0/ffn/linear_0/bias"] + 1
+    tools.write_encoder(MODEL, tmp_path / "adapted", weights)
+    before = read_ct2_weights(MODEL / "model.bin")
+    after = read_ct2_weights(tmp_path / "adapted/model.bin")
+    assert (tmp_path / "adapted/model.bin").stat().st_size == (MODEL / "model.bin").stat().st_size
+    tokenizer = (tmp_path / "adapted/tokenizer.json").read_bytes()
+    assert tokenizer == (MODEL / "tokenizer.json").read_bytes()
+    changed = {k for k in before if not np.array_equal(before[k], after[k])}
+    assert changed == {"encoder/layer_0/ffn/linear_0/bias"}
+    assert np.allclose(after["encoder/layer_0/ffn/linear_0/bias"].astype(np.float32),
+                       before["encoder/layer_0/ffn/linear_0/bias"].astype(np.float32) + 1,
+                       atol=1e-2)
+    with pytest.raises(ValueError, match="not an encoder variable"):
+        tools.write_encoder(MODEL, tmp_path / "bad", {"decoder/layer_norm/beta": np.zeros(512)})

@@ -1,0 +1,285 @@
+"""Build the training clips for adapting Whisper base's encoder to game speech
+(`tools/adapt_encoder.py`; BENCHMARKS.md, sessions 28-29). An experiment, not used by
+the product: the recognizer loads whatever `models/whisper-base` holds.
+
+Each clip is what the recognizer encodes for one utterance: 0.15-0.3 s of the room, the
+speech (its echo included), 0.15-0.3 s of the room after it. The text is written as the
+recognizer's phrase search scores it (first word capitalised, a comma after a leading
+name, a final "." half the time, numbers in digits about a third of the time).
+
+What is said (shares of the clips): bids 35%, count answers 20% (70% of them a bare
+number 0-60), other game phrases 15% (the phrase inventory at `Level.COMMON`), single
+dictionary words with no game word 10% (`wspanish`), sentences 15% (the simulator's table
+talk, the referee's own prompt lines without placeholders), a name alone 5%.
+
+Who says it: espeak-ng's `es` / `es-419` with 36 variants each, **never** the DEV set's
+held-out voices (`bench.HELDOUT_VOICES`); with `--mbrola`, also MBROLA's Spanish diphone
+voices es1 / es2 / es4 (recorded human diphones), 20% of the clips. espeak-ng's own MBROLA
+mapping for Spanish asks for stressed vowels ("o/") those databases lack and MBROLA drops
+them (`voices.mbrola_drops_sounds`), so the phonemes come from `espeak-ng --pho` with the
+stress mark removed and go to `mbrola` directly.
+
+How it reaches the microphone: a quarter said in one of 24 simulated dining rooms
+(RT60 0.3-0.8 s, seeds unlike any bench's), speech at -34...-14 dBFS, `--narrow` of the
+clips band-limited to 4 kHz (a telephone-band recording, like the real voices of
+dev-real and tuning-real), 80% with noise at 0-24 dB: the DEV set's **tuning**
+noise-only clips (even file numbers) or white / pink / brown noise.
+
+Deterministic for a seed (each clip is drawn from its own seeded generator). Output:
+`audio.npy` (int16, all clips end to end) and `clips.jsonl` (start, length, text, kind,
+voice per clip), outside git.
+
+    python tools/make_adapt_set.py ../shared/audio/dev build/adapt-data --clips 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import tomllib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import soxr
+
+from voice_ref.language.expecting import Expecting
+from voice_ref.language.grammar import Level
+from voice_ref.language.intents import BidIntent, NameOnlyIntent, NumberIntent
+from voice_ref.language.inventory import PhraseInventory
+from voice_ref.language.spoken import number_to_words, with_digits
+from voice_ref.simulation.phrasing import TABLE_TALK
+from voice_ref.simulation.render import RATE, NoiseBank, Voice, active_power, espeak, mix
+from voice_ref.simulation.room import room_responses
+from voice_ref.voice.audio_in import read_wav
+from voice_ref.voice.bench import HELDOUT_VOICES, load_labels, split_of
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = ("Ana", "Beto", "Carla", "Diego", "Elena", "Felipe", "Gabriela", "Hugo", "Inés",
+         "Javier", "Lucía", "Manuel", "Nora", "Óscar", "Paula", "Raúl", "Sofía", "Tomás")
+VARIANTS = 36
+MBROLA = ("es1", "es2", "es4")  # the Spanish databases whose phoneme set espeak-ng's --pho fits
+MBROLA_SHARE = 0.2
+ROOMS = 24
+ROOM_SEED = 7300  # rooms unlike the bench's (seeds 0-99)
+ROOM_SHARE = 0.25
+NOISE_SHARE = 0.8
+DIGITS_SHARE = 0.35
+LEVELS_DBFS = (-34.0, -14.0)
+SNR_DB = (0.0, 24.0)
+EDGE_S = (0.15, 0.3)
+KINDS = (("bid", 0.35), ("count", 0.20), ("game", 0.15), ("word", 0.10),
+         ("sentence", 0.15), ("name", 0.05))
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """What the clips say, by kind (plain texts; numbers carry their value for digits)."""
+
+    bids: list[tuple[str, int]]
+    counts: list[tuple[str, int]]
+    game: list[str]
+    words: list[str]
+    sentences: list[str]
+
+    @classmethod
+    def build(cls, dictionary: Path) -> Vocabulary:
+        inventory = PhraseInventory(NAMES, "chile")
+        bids, game = [], []
+        for phrase in inventory.phrases(Expecting.ANY, level=Level.COMMON):
+            intent = phrase.intent
+            if isinstance(intent, BidIntent):
+                bids.append((phrase.text, intent.quantity))
+            elif not isinstance(intent, NameOnlyIntent | NumberIntent):
+                game.append(phrase.text)
+        counts = [(p.text, p.intent.value)
+                  for p in inventory.phrases(Expecting.COUNT, level=Level.COMMON)
+                  if isinstance(p.intent, NumberIntent)]
+        game_words = {w.casefold() for w in inventory.words()}
+        words = [w for w in dictionary.read_text(encoding="utf-8").split()
+                 if w.isalpha() and len(w) > 2 and w.casefold() not in game_words]
+        prompts = tomllib.loads((ROOT / "prompts" / "es.toml").read_text(encoding="utf-8"))
+        lines = [v for section in prompts.values() if isinstance(section, dict)
+                 for v in section.values()
+                 if isinstance(v, str) and "{" not in v and len(v.split()) > 1]
+        return cls(bids, counts, game, words, [*TABLE_TALK, *lines])
+
+
+def written(text: str, digits_of: int | None = None, stop: bool = False) -> str:
+    """`text` as Whisper writes it and the phrase search scores it: `digits_of` in digits,
+    the first word capitalised, a comma after a leading name, `stop`: a final "."."""
+    if digits_of is not None:
+        text = with_digits(text, digits_of) or text
+    words = text.split()
+    words[0] = words[0][:1].upper() + words[0][1:]
+    if len(words) > 1 and words[0] in NAMES:
+        words[0] += ","
+    out = " ".join(words)
+    return out + "." if stop and out[-1] not in ".?!" else out
+
+
+def utterance(vocab: Vocabulary, rng: random.Random) -> tuple[str, str]:
+    """(kind, text as written) of one clip."""
+    kind = rng.choices([k for k, _ in KINDS], [w for _, w in KINDS])[0]
+    if kind == "bid":
+        text, value = rng.choice(vocab.bids)
+    elif kind == "count":
+        if rng.random() < 0.7:
+            value = rng.randint(0, 60)
+            text = number_to_words(value)
+        else:
+            text, value = rng.choice(vocab.counts)
+    else:
+        value = None
+        text = {"game": lambda: rng.choice(vocab.game), "word": lambda: rng.choice(vocab.words),
+                "sentence": lambda: rng.choice(vocab.sentences),
+                "name": lambda: rng.choice(NAMES)}[kind]()
+    digits = value is not None and rng.random() < DIGITS_SHARE
+    return kind, written(text, value if digits else None, stop=rng.random() < 0.5)
+
+
+def spoken_text(text: str) -> str:
+    """What the synthesizer reads: digits back in words, no punctuation."""
+    text = re.sub(r"\d+", lambda m: number_to_words(int(m.group())), text)
+    return text.replace(",", "").rstrip(".")
+
+
+def mbrola(text: str, database: str, rate: int, pitch: int) -> np.ndarray:
+    """`text` said by an MBROLA database from espeak-ng's phonemes, stress marks removed."""
+    with tempfile.TemporaryDirectory(prefix="voice_ref_mbrola_") as tmp:
+        pho = Path(tmp) / "line.pho"
+        wav = Path(tmp) / "line.wav"
+        out = subprocess.run(["espeak-ng", "-v", f"mb-{database}", "-q", "--pho", "-s",
+                              str(rate), "-p", str(pitch), text],
+                             check=True, capture_output=True, text=True).stdout
+        pho.write_text(out.replace("/\t", "\t"), encoding="utf-8")
+        subprocess.run(["mbrola", "-e", f"/usr/share/mbrola/{database}/{database}",
+                        str(pho), str(wav)], check=True, capture_output=True)
+        return read_wav(wav, RATE)
+
+
+def coloured_noise(rng: np.random.Generator, n: int) -> np.ndarray:
+    """White, pink or brown noise, by spectral slope."""
+    slope = rng.choice([0.0, 0.5, 1.0])
+    spectrum = np.fft.rfft(rng.standard_normal(n))
+    f = np.arange(len(spectrum), dtype=np.float64)
+    f[0] = 1.0
+    return np.fft.irfft(spectrum / f**slope, n).astype(np.float32)
+
+
+def trimmed(speech: np.ndarray, floor: float = 1e-3) -> np.ndarray:
+    loud = np.flatnonzero(np.abs(speech) > floor * max(float(np.max(np.abs(speech))), 1e-9))
+    return speech[loud[0] : loud[-1] + 1] if len(loud) else speech
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    vocab: Vocabulary
+    voices: list[str]
+    noise: NoiseBank
+    rooms: list[np.ndarray]
+    narrow: float
+    use_mbrola: bool
+
+
+def render_clip(src: Sources, seed: int, index: int) -> tuple[np.ndarray, dict]:
+    rng = random.Random(f"{seed}:{index}")
+    nrng = np.random.default_rng([seed, index])
+    kind, text = utterance(src.vocab, rng)
+    rate, pitch = rng.randint(130, 200), rng.randint(30, 70)
+    if src.use_mbrola and rng.random() < MBROLA_SHARE:
+        voice = "mb-" + rng.choice(MBROLA)
+        speech = mbrola(spoken_text(text), voice[3:], rate, pitch)
+    else:
+        voice = rng.choice(src.voices)
+        speech = espeak(spoken_text(text), Voice(voice, rate, pitch))
+    speech = trimmed(speech)
+    if rng.random() < ROOM_SHARE:
+        from voice_ref.simulation.render import reverberant
+
+        speech = reverberant(speech, rng.choice(src.rooms))
+    if rng.random() < src.narrow:
+        speech = soxr.resample(soxr.resample(speech, RATE, 8000), 8000, RATE)
+    level = 10 ** (rng.uniform(*LEVELS_DBFS) / 20)
+    speech = speech * level / max(math.sqrt(active_power(speech)), 1e-9)
+    lead, tail = (int(RATE * rng.uniform(*EDGE_S)) for _ in range(2))
+    clip = np.concatenate([np.zeros(lead), speech, np.zeros(tail)]).astype(np.float32)
+    if rng.random() < NOISE_SHARE:
+        noise = (src.noise.stretch(rng, len(clip)) if rng.random() < 0.5
+                 else coloured_noise(nrng, len(clip)))
+        clip = mix(clip, noise, rng.uniform(*SNR_DB))
+    else:  # a quiet room still hisses a little
+        clip = clip + (1e-4 * nrng.standard_normal(len(clip))).astype(np.float32)
+    clip = np.clip(clip, -1.0, 1.0)
+    return (clip * 32767).astype(np.int16), {"text": text, "kind": kind, "voice": voice}
+
+
+_SOURCES: Sources | None = None
+
+
+def _init(src: Sources) -> None:
+    global _SOURCES
+    _SOURCES = src
+
+
+def _render(job: tuple[int, int]) -> tuple[np.ndarray, dict]:
+    assert _SOURCES is not None
+    return render_clip(_SOURCES, *job)
+
+
+def espeak_voices(rng: random.Random) -> list[str]:
+    listing = subprocess.run(["espeak-ng", "--voices=variant"], check=True,
+                             capture_output=True, text=True).stdout.splitlines()[1:]
+    variants = sorted(line.split()[4].removeprefix("!v/") for line in listing if line.split())
+    chosen = rng.sample(variants, min(VARIANTS, len(variants)))
+    names = [f"{lang}+{v}" for lang in ("es", "es-419") for v in chosen]
+    return [n for n in names if n not in HELDOUT_VOICES]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dev", type=Path, help="the DEV set (its tuning noise-only clips)")
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--clips", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--narrow", type=float, default=0.35, help="share band-limited to 4 kHz")
+    ap.add_argument("--mbrola", action="store_true", help="also MBROLA es1/es2/es4 voices")
+    ap.add_argument("--dictionary", type=Path, default=Path("/usr/share/dict/spanish"))
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args(argv)
+    for program in ("espeak-ng", *(["mbrola"] if args.mbrola else [])):
+        if shutil.which(program) is None:
+            ap.error(f"{program} is not installed")
+    rng = random.Random(args.seed)
+    labels = load_labels(args.dev)
+    noise = NoiseBank([read_wav(args.dev / r["file"], RATE) for r in labels
+                       if r.get("category") == "noise_only" and split_of(r) == "tuning"])
+    rooms = [r for i in range(ROOMS)
+             for r in room_responses(0.3 + 0.5 * i / (ROOMS - 1), ROOM_SEED + i, 1)]
+    src = Sources(Vocabulary.build(args.dictionary), espeak_voices(rng), noise, rooms,
+                  args.narrow, args.mbrola)
+    args.out.mkdir(parents=True, exist_ok=True)
+    jobs = [(args.seed, i) for i in range(args.clips)]
+    chunks, rows, at = [], [], 0
+    with ProcessPoolExecutor(args.jobs, initializer=_init, initargs=(src,)) as pool:
+        for audio, row in pool.map(_render, jobs, chunksize=16):
+            rows.append({"start": at, "length": len(audio), **row})
+            chunks.append(audio)
+            at += len(audio)
+    np.save(args.out / "audio.npy", np.concatenate(chunks))
+    with (args.out / "clips.jsonl").open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(rows)} clips, {at / RATE / 3600:.2f} h, in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
