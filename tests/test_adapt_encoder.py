@@ -7,6 +7,7 @@ an adapted copy differs from the model in the encoder's weights only."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 
@@ -38,6 +39,17 @@ def test_texts_are_written_as_the_phrase_search_scores_them(
     text: str, digits_of: int | None, stop: bool, expected: str
 ) -> None:
     assert adapt_set.written(text, digits_of, stop) == expected
+
+
+def test_short_sounds_are_drawn_only_when_asked_for() -> None:
+    vocab = adapt_set.Vocabulary([("cinco quinas", 5)], [("son dos", 2)], ["dudo"], ["mesa"],
+                                 ["qué nervios"], ["uf"])
+    rng = random.Random(0)
+    without = {adapt_set.utterance(vocab, rng)[0] for _ in range(300)}
+    assert "sound" not in without and {"bid", "count", "word"} <= without
+    drawn = [adapt_set.utterance(vocab, rng, sounds=100.0) for _ in range(50)]
+    assert sum(kind == "sound" for kind, _ in drawn) > 40
+    assert {text.rstrip(".") for kind, text in drawn if kind == "sound"} == {"Uf"}
 
 
 def test_the_synthesizer_reads_digits_as_words() -> None:

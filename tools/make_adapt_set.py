@@ -10,7 +10,8 @@ name, a final "." half the time, numbers in digits about a third of the time).
 What is said (shares of the clips): bids 35%, count answers 20% (70% of them a bare
 number 0-60), other game phrases 15% (the phrase inventory at `Level.COMMON`), single
 dictionary words with no game word 10% (`wspanish`), sentences 15% (the simulator's table
-talk, the referee's own prompt lines without placeholders), a name alone 5%.
+talk, the referee's own prompt lines without placeholders), a name alone 5%; with
+`--sounds W`, short sounds ("oh", "uf", "ja ja") as table talk too, weight W against those.
 
 Who says it: espeak-ng's `es` / `es-419` with 36 variants each, **never** the DEV set's
 held-out voices (`bench.HELDOUT_VOICES`); with `--mbrola`, also MBROLA's Spanish diphone
@@ -56,7 +57,15 @@ from voice_ref.language.intents import BidIntent, NameOnlyIntent, NumberIntent
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.spoken import number_to_words, with_digits
 from voice_ref.simulation.phrasing import TABLE_TALK
-from voice_ref.simulation.render import RATE, NoiseBank, Voice, active_power, espeak, mix
+from voice_ref.simulation.render import (
+    RATE,
+    NoiseBank,
+    Voice,
+    active_power,
+    espeak,
+    mix,
+    reverberant,
+)
 from voice_ref.simulation.room import room_responses
 from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.bench import HELDOUT_VOICES, load_labels, split_of
@@ -77,6 +86,10 @@ SNR_DB = (0.0, 24.0)
 EDGE_S = (0.15, 0.3)
 KINDS = (("bid", 0.35), ("count", 0.20), ("game", 0.15), ("word", 0.10),
          ("sentence", 0.15), ("name", 0.05))
+# `--sounds`: short sounds people make at a table, which must stay table talk (a real
+# "oh" was taken as *dudo* on tuning-real); left out when they are game words.
+SOUNDS = ("oh", "ah", "eh", "uf", "ay", "uy", "bah", "guau", "ajá", "ja ja", "je je", "mmm",
+          "pss", "ce", "be", "o", "a", "hala", "ojo", "ole", "vaya")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +101,7 @@ class Vocabulary:
     game: list[str]
     words: list[str]
     sentences: list[str]
+    sounds: list[str]
 
     @classmethod
     def build(cls, dictionary: Path) -> Vocabulary:
@@ -109,7 +123,8 @@ class Vocabulary:
         lines = [v for section in prompts.values() if isinstance(section, dict)
                  for v in section.values()
                  if isinstance(v, str) and "{" not in v and len(v.split()) > 1]
-        return cls(bids, counts, game, words, [*TABLE_TALK, *lines])
+        sounds = [w for w in SOUNDS if w not in game_words]
+        return cls(bids, counts, game, words, [*TABLE_TALK, *lines], sounds)
 
 
 def written(text: str, digits_of: int | None = None, stop: bool = False) -> str:
@@ -125,9 +140,10 @@ def written(text: str, digits_of: int | None = None, stop: bool = False) -> str:
     return out + "." if stop and out[-1] not in ".?!" else out
 
 
-def utterance(vocab: Vocabulary, rng: random.Random) -> tuple[str, str]:
-    """(kind, text as written) of one clip."""
-    kind = rng.choices([k for k, _ in KINDS], [w for _, w in KINDS])[0]
+def utterance(vocab: Vocabulary, rng: random.Random, sounds: float = 0.0) -> tuple[str, str]:
+    """(kind, text as written) of one clip; `sounds`: the weight of short sounds."""
+    kinds = [*KINDS, ("sound", sounds)] if sounds else KINDS
+    kind = rng.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
     if kind == "bid":
         text, value = rng.choice(vocab.bids)
     elif kind == "count":
@@ -140,7 +156,8 @@ def utterance(vocab: Vocabulary, rng: random.Random) -> tuple[str, str]:
         value = None
         text = {"game": lambda: rng.choice(vocab.game), "word": lambda: rng.choice(vocab.words),
                 "sentence": lambda: rng.choice(vocab.sentences),
-                "name": lambda: rng.choice(NAMES)}[kind]()
+                "name": lambda: rng.choice(NAMES),
+                "sound": lambda: rng.choice(vocab.sounds)}[kind]()
     digits = value is not None and rng.random() < DIGITS_SHARE
     return kind, written(text, value if digits else None, stop=rng.random() < 0.5)
 
@@ -187,12 +204,13 @@ class Sources:
     rooms: list[np.ndarray]
     narrow: float
     use_mbrola: bool
+    sounds: float = 0.0
 
 
 def render_clip(src: Sources, seed: int, index: int) -> tuple[np.ndarray, dict]:
     rng = random.Random(f"{seed}:{index}")
     nrng = np.random.default_rng([seed, index])
-    kind, text = utterance(src.vocab, rng)
+    kind, text = utterance(src.vocab, rng, src.sounds)
     rate, pitch = rng.randint(130, 200), rng.randint(30, 70)
     if src.use_mbrola and rng.random() < MBROLA_SHARE:
         voice = "mb-" + rng.choice(MBROLA)
@@ -202,8 +220,6 @@ def render_clip(src: Sources, seed: int, index: int) -> tuple[np.ndarray, dict]:
         speech = espeak(spoken_text(text), Voice(voice, rate, pitch))
     speech = trimmed(speech)
     if rng.random() < ROOM_SHARE:
-        from voice_ref.simulation.render import reverberant
-
         speech = reverberant(speech, rng.choice(src.rooms))
     if rng.random() < src.narrow:
         speech = soxr.resample(soxr.resample(speech, RATE, 8000), 8000, RATE)
@@ -251,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--narrow", type=float, default=0.35, help="share band-limited to 4 kHz")
     ap.add_argument("--mbrola", action="store_true", help="also MBROLA es1/es2/es4 voices")
+    ap.add_argument("--sounds", type=float, default=0.0,
+                    help="weight of short sounds (oh, ah, uf...) among the kinds (sum 1)")
     ap.add_argument("--dictionary", type=Path, default=Path("/usr/share/dict/spanish"))
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
@@ -264,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     rooms = [r for i in range(ROOMS)
              for r in room_responses(0.3 + 0.5 * i / (ROOMS - 1), ROOM_SEED + i, 1)]
     src = Sources(Vocabulary.build(args.dictionary), espeak_voices(rng), noise, rooms,
-                  args.narrow, args.mbrola)
+                  args.narrow, args.mbrola, args.sounds)
     args.out.mkdir(parents=True, exist_ok=True)
     jobs = [(args.seed, i) for i in range(args.clips)]
     chunks, rows, at = [], [], 0
