@@ -283,9 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         total.backward()
         opt.step()
         sched.step()
-        shown = 0.98 * shown + 0.02 * float(loss) if step else float(loss)
+        shown = 0.98 * shown + 0.02 * loss.item() if step else loss.item()  # smoothed
         if step % 25 == 0 or step == len(plan) - 1:
-            print(f"step {step + 1}/{len(plan)} loss {shown:.3f} drift {float(pull):.4f} "
+            print(f"step {step + 1}/{len(plan)} loss {shown:.3f} drift {pull.item():.4f} "
                   f"{time.monotonic() - began:.0f} s", flush=True)
     write_encoder(args.model, args.out, encoder.ct2_weights())
     print(f"adapted model in {args.out}")
