@@ -39,7 +39,6 @@ import argparse
 import json
 import math
 import random
-import re
 import shutil
 import subprocess
 import tempfile
@@ -55,7 +54,7 @@ from voice_ref.language.expecting import Expecting
 from voice_ref.language.grammar import Level
 from voice_ref.language.intents import BidIntent, NameOnlyIntent, NumberIntent
 from voice_ref.language.inventory import PhraseInventory
-from voice_ref.language.spoken import number_to_words, with_digits
+from voice_ref.language.spoken import number_to_words, spelled_out, with_digits
 from voice_ref.simulation.phrasing import TABLE_TALK
 from voice_ref.simulation.render import (
     RATE,
@@ -67,12 +66,15 @@ from voice_ref.simulation.render import (
     reverberant,
 )
 from voice_ref.simulation.room import room_responses
+from voice_ref.voice.asr.phrase_search import whisper_words
 from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.bench import HELDOUT_VOICES, load_labels, split_of
+from voice_ref.voice.voices import parse_espeak_voices
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("Ana", "Beto", "Carla", "Diego", "Elena", "Felipe", "Gabriela", "Hugo", "Inés",
          "Javier", "Lucía", "Manuel", "Nora", "Óscar", "Paula", "Raúl", "Sofía", "Tomás")
+FOLDED_NAMES = frozenset(n.casefold() for n in NAMES)
 VARIANTS = 36
 MBROLA = ("es1", "es2", "es4")  # the Spanish databases whose phoneme set espeak-ng's --pho fits
 MBROLA_SHARE = 0.2
@@ -132,11 +134,7 @@ def written(text: str, digits_of: int | None = None, stop: bool = False) -> str:
     the first word capitalised, a comma after a leading name, `stop`: a final "."."""
     if digits_of is not None:
         text = with_digits(text, digits_of) or text
-    words = text.split()
-    words[0] = words[0][:1].upper() + words[0][1:]
-    if len(words) > 1 and words[0] in NAMES:
-        words[0] += ","
-    out = " ".join(words)
+    out = " ".join(whisper_words(text, FOLDED_NAMES))
     return out + "." if stop and out[-1] not in ".?!" else out
 
 
@@ -164,8 +162,7 @@ def utterance(vocab: Vocabulary, rng: random.Random, sounds: float = 0.0) -> tup
 
 def spoken_text(text: str) -> str:
     """What the synthesizer reads: digits back in words, no punctuation."""
-    text = re.sub(r"\d+", lambda m: number_to_words(int(m.group())), text)
-    return text.replace(",", "").rstrip(".")
+    return spelled_out(text).replace(",", "").rstrip(".")
 
 
 def mbrola(text: str, database: str, rate: int, pitch: int) -> np.ndarray:
@@ -252,8 +249,8 @@ def _render(job: tuple[int, int]) -> tuple[np.ndarray, dict]:
 
 def espeak_voices(rng: random.Random) -> list[str]:
     listing = subprocess.run(["espeak-ng", "--voices=variant"], check=True,
-                             capture_output=True, text=True).stdout.splitlines()[1:]
-    variants = sorted(line.split()[4].removeprefix("!v/") for line in listing if line.split())
+                             capture_output=True, text=True).stdout
+    variants = sorted(file.removeprefix("!v/") for _, _, file in parse_espeak_voices(listing))
     chosen = rng.sample(variants, min(VARIANTS, len(variants)))
     names = [f"{lang}+{v}" for lang in ("es", "es-419") for v in chosen]
     return [n for n in names if n not in HELDOUT_VOICES]

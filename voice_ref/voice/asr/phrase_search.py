@@ -9,7 +9,7 @@ reach and their `Scored` value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -283,18 +283,26 @@ def end_check_sequences(
     return [([*tokens, p], [eot]) for p in (every if puncts is None else puncts)]
 
 
-def build_trie(cands: list[Candidate], players: Sequence[str] = ()) -> Node:
-    """Words as Whisper writes them: the first one capitalized ("Cuatro cuadras"), and a
-    comma after a name that opens a longer phrase ("Ana, cinco quinas")."""
-    names = {p.casefold() for p in players}
-    root = Node()
-    for c in cands:
-        words = c.text.split()
-        if not words:
-            continue
+def whisper_words(text: str, names: Collection[str]) -> list[str]:
+    """The words of a phrase as Whisper writes them: the first one capitalized ("Cuatro
+    cuadras"), and a comma after a name that opens a longer phrase ("Ana, cinco quinas").
+    `names`: the players' names, case-folded."""
+    words = text.split()
+    if words:
         words[0] = words[0][:1].upper() + words[0][1:]
         if len(words) > 1 and words[0].casefold() in names:
             words[0] += ","
+    return words
+
+
+def build_trie(cands: list[Candidate], players: Sequence[str] = ()) -> Node:
+    """The candidates' words as Whisper writes them (`whisper_words`), as a trie."""
+    names = {p.casefold() for p in players}
+    root = Node()
+    for c in cands:
+        words = whisper_words(c.text, names)
+        if not words:
+            continue
         node = root
         for word in words:
             node = node.children.setdefault(word, Node())
