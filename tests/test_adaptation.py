@@ -1,8 +1,9 @@
-"""tools/make_adapt_set.py and tools/adapt_encoder.py: the encoder-adaptation experiment.
+"""`voice-ref models adapt` (voice_ref/adaptation): the encoder adapted to game speech.
 
 The training clips are written as the phrase search scores them and are the same for a
 seed; the PyTorch Whisper the trainer builds from `model.bin` encodes as CTranslate2 does;
-an adapted copy differs from the model in the encoder's weights only."""
+an adapted copy differs from the model in the encoder's weights only; the command leaves
+a complete model folder with its decision thresholds, or nothing, and says why."""
 
 from __future__ import annotations
 
@@ -13,16 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tool_loader import load_tool
 
+from voice_ref.adaptation import clips as adapt_set
+from voice_ref.simulation.render import NoiseBank
 from voice_ref.voice.asr.whisper_decoder import read_ct2_weights
-from voice_ref.voice.audio_in import write_wav
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = REPO / "models/whisper-base"
-DEV = REPO.parent / "shared/audio/dev"
-
-adapt_set = load_tool("make_adapt_set")
+DICTIONARY = Path("/usr/share/dict/spanish")
 
 
 @pytest.mark.parametrize(
@@ -56,26 +55,21 @@ def test_the_synthesizer_reads_digits_as_words() -> None:
     assert adapt_set.spoken_text("Ana, 14 dones.") == "Ana catorce dones"
 
 
-@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
+@pytest.mark.skipif(shutil.which("espeak-ng") is None or not DICTIONARY.is_file(),
+                    reason="needs espeak-ng and wspanish")
 def test_a_seed_gives_the_same_clips_and_never_a_held_out_voice(tmp_path: Path) -> None:
-    dev = tmp_path / "dev"
-    (dev / "wav").mkdir(parents=True)
-    rows = []
-    for i in (2, 3):  # file 2 is a tuning noise clip, file 3 held out
-        t = np.arange(16000) / 16000
-        write_wav(dev / f"wav/dev_{i:04d}.wav", (0.1 * np.sin(2 * np.pi * 300 * i * t))
-                  .astype(np.float32), 16000)
-        rows.append({"file": f"wav/dev_{i:04d}.wav", "category": "noise_only",
-                     "intent": {"type": "none"}, "text": ""})
-    (dev / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    t = np.arange(16000) / 16000
+    noise = NoiseBank([(0.1 * np.sin(2 * np.pi * 600 * t)).astype(np.float32)])
+    recipe = adapt_set.ClipRecipe(clips=12, seed=3, mbrola=())
     made = []
-    for out in ("a", "b"):
-        assert adapt_set.main([str(dev), str(tmp_path / out), "--clips", "12", "--jobs", "1",
-                               "--seed", "3"]) == 0
+    for out, bank in (("a", noise), ("b", noise), ("quiet", None)):
+        assert adapt_set.build_clips(tmp_path / out, recipe, bank, DICTIONARY, jobs=1) == 12
         clips = [json.loads(x) for x in (tmp_path / out / "clips.jsonl").read_text().splitlines()]
         made.append((np.load(tmp_path / out / "audio.npy"), clips))
-    (audio_a, clips_a), (audio_b, clips_b) = made
+    (audio_a, clips_a), (audio_b, clips_b), (audio_q, clips_q) = made
     assert clips_a == clips_b and np.array_equal(audio_a, audio_b)
+    # without recordings the same texts and voices, under synthetic noise only
+    assert clips_q == clips_a and not np.array_equal(audio_q, audio_a)
     assert len(clips_a) == 12 and sum(c["length"] for c in clips_a) == len(audio_a)
     assert all(c["text"][:1].isupper() or c["text"][:1].isdigit() for c in clips_a)
     assert not {c["voice"] for c in clips_a} & {"es+m3", "es+f4", "es-419+m1", "es-419+f2"}
@@ -89,7 +83,9 @@ def tools():  # noqa: ANN201
     pytest.importorskip("torch", reason="the adaptation experiment needs PyTorch")
     if not (MODEL / "model.bin").exists():
         pytest.skip("models/whisper-base missing: run `voice-ref models install whisper-base`")
-    return load_tool("adapt_encoder")
+    from voice_ref.adaptation import training
+
+    return training
 
 
 @pytest.mark.whisper_model
@@ -146,3 +142,33 @@ def test_an_adapted_copy_changes_the_encoder_only(tools, tmp_path: Path) -> None
                        atol=1e-2)
     with pytest.raises(ValueError, match="not an encoder variable"):
         tools.write_encoder(MODEL, tmp_path / "bad", {"decoder/layer_norm/beta": np.zeros(512)})
+
+
+@pytest.mark.slow
+@pytest.mark.whisper_model
+def test_the_command_leaves_a_model_with_its_thresholds(tools, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    import argparse
+
+    from voice_ref.adaptation import command
+    from voice_ref.config import config_from_dict
+    from voice_ref.voice.asr.select import with_model_decision
+    from voice_ref.voice.decision import thresholds_from
+
+    pytest.importorskip("pyroomacoustics")
+    if shutil.which("espeak-ng") is None or not DICTIONARY.is_file():
+        pytest.skip("needs espeak-ng and wspanish")
+    out = tmp_path / "models/table"
+    args = argparse.Namespace(config=None, base=str(MODEL), out=str(out), noise=None, clips=100,
+                              seed=7, no_mbrola=True, replace=False)
+    assert command.main_adapt(args) == 0
+    assert "whisper_model" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["table"]  # no leftovers
+    assert (out / "model.bin").stat().st_size == (MODEL / "model.bin").stat().st_size
+    before = read_ct2_weights(MODEL / "model.bin")
+    after = read_ct2_weights(out / "model.bin")
+    changed = {k for k in before if not np.array_equal(before[k], after[k])}
+    assert changed and all(k.startswith("encoder/") for k in changed)
+    assert json.loads((out / "adaptation.json").read_text())["clips"] == 100
+    table = config_from_dict({"asr": {"backend": "whisper", "whisper_model": str(out)}})
+    limits = thresholds_from(with_model_decision(table))
+    assert {k: getattr(limits, k) for k in command.RECIPE_THRESHOLDS} == command.RECIPE_THRESHOLDS
