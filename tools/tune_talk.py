@@ -14,6 +14,11 @@ lowest rate of table talk giving a game action, then the highest accuracy, then 
 least aggressive values. List each axis from least to most aggressive (e.g.
 `sound_alike=1.01,0.8,0.7`: 1.01 is off); ties go to the earliest values.
 
+`--garbage P1,P2,...` also replays the recognizer's garbage penalty (nats against the free
+transcript, `SearchLimits.garbage_penalty`): each utterance's shares are recomputed from
+its `scored` phrases (the best 12) and its `free_value` (rows written since session 30),
+so compare with the same replay at 18, not with the recorded shares.
+
 `--pick-cost` chooses by the table's cost instead (session 6): a wrong game action
 (table talk acted on, or a call taken as another) costs `WRONG_COST` utterances (the
 referee's wrong reply, "me equivoqué", the call again), any other clip not decided
@@ -33,10 +38,27 @@ from pathlib import Path
 from voice_ref.config import load_config
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
+from voice_ref.voice.asr.whisper_backend import pooled_shares
 from voice_ref.voice.bench import label_players, load_labels, replay, summarize
 from voice_ref.voice.decision import Decider, GameView, Thresholds, thresholds_from
 
 WRONG_COST = 3  # utterances a wrong action costs the table; a question or a repeat costs 1
+GARBAGE = "garbage_penalty"
+
+
+def with_penalty(rows: list[dict], penalty: float) -> list[dict]:
+    """The rows as the recognizer would have shared them with another garbage penalty."""
+    def reshared(u: dict) -> dict:
+        if u.get("free_value") is None:
+            return u
+        items = [(t, json.dumps(intent, sort_keys=True), v)
+                 for t, intent, v in u["scored"] if intent is not None]
+        items.append((u["free"], "free:" + u["free"], u["free_value"] - penalty))
+        hyps = pooled_shares(items)
+        return {**u, "hypotheses": [(h.text, h.score) for h in hyps],
+                "phrasings": {h.text: list(h.phrasings) for h in hyps if h.phrasings}}
+
+    return [{**row, "utterances": [reshared(u) for u in row["utterances"]]} for row in rows]
 
 
 def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
@@ -81,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="ROWS.jsonl=LABEL_FOLDER")
     ap.add_argument("--grid", action="append", default=[], help="field=v1,v2,... (Thresholds)")
+    ap.add_argument("--garbage", help="garbage penalties to replay, e.g. 18,14,10 (docstring)")
     ap.add_argument("--show-wrong", action="store_true")
     ap.add_argument("--pick", action="store_true", help="print the rule's choice (docstring)")
     ap.add_argument("--pick-cost", action="store_true", help="choose by the table's cost")
@@ -93,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         if key not in names:
             ap.error(f"{key} is no Thresholds field ({', '.join(sorted(names))})")
         axes.append([(key, float(v)) for v in values.split(",")])
+    if args.garbage:
+        axes.append([(GARBAGE, float(v)) for v in args.garbage.split(",")])
     data = []
     for spec in args.sets:
         path, _, folder = spec.partition("=")
@@ -100,10 +125,12 @@ def main(argv: list[str] | None = None) -> int:
             data.append((Path(path).stem, [json.loads(x) for x in f if x.strip()], Path(folder)))
     ranked = []
     for order, combo in enumerate(itertools.product(*axes) if axes else [()]):
-        limits = replace(base, **dict(combo))
+        settings = dict(combo)
+        penalty = settings.pop(GARBAGE, None)
+        limits = replace(base, **settings)
         line: dict = {k: v for k, v in combo}
         for name, rows, folder in data:
-            m = measure(rows, folder, limits)
+            m = measure(rows if penalty is None else with_penalty(rows, penalty), folder, limits)
             wrong = m.pop("wrong")
             line[name] = m
             if args.show_wrong:

@@ -226,6 +226,7 @@ def _utterance_record(utt: Utterance) -> dict:
         "hypotheses": [(h.text, h.score) for h in utt.hypotheses],
         "phrasings": {h.text: list(h.phrasings) for h in utt.hypotheses if h.phrasings},
         "scored": utt.extra.get("scored", []),
+        "free_value": utt.extra.get("free_value"),  # Whisper: before the garbage penalty
         "level_dbfs": utt.extra.get("level_dbfs"),  # Whisper: the speech level as recorded
         "compute_ms": utt.extra.get("compute_ms"),
         # Compute that does not depend on the load (Whisper; None for other backends):

@@ -507,6 +507,10 @@ class WhisperRecognizer:
             key=lambda d: -d[1],
         )
         hyps = _posteriors(scored)
+        # The free transcript's value before the garbage penalty, so a replay of the rows
+        # can weigh table talk with another penalty (`pooled_shares`).
+        free_value = next((lp + limits.garbage_penalty for c, lp in scored if c.intent is None),
+                          None)
         extra = {
             "level_dbfs": round(level, 1),  # as recorded, before `raised`
             "decoder_calls": scorer.calls,
@@ -522,6 +526,7 @@ class WhisperRecognizer:
                 (c.text, None if c.intent is None else c.intent.to_json(), round(lp, 2))
                 for c, lp in scored[:12]
             ],
+            "free_value": None if free_value is None else round(free_value, 2),
         }
         return Utterance(
             tuple(hyps),
@@ -627,17 +632,24 @@ def _prompt_text(cands: list[Candidate], n: int = PROMPT_PHRASES) -> str:
 
 
 def _posteriors(scored: list[tuple[Candidate, float]]) -> list[Hypothesis]:
-    """Softmax over the scored phrases; phrasings of one intent pool their mass, the
-    likeliest names the hypothesis and the next `PHRASINGS` ride along."""
+    """Softmax over the scored phrases; phrasings of one intent pool their mass."""
+    return pooled_shares([
+        (c.text, repr(c.intent.to_json()) if c.intent else "free:" + c.text, lp)
+        for c, lp in scored
+    ])
+
+
+def pooled_shares(scored: Sequence[tuple[str, str, float]]) -> list[Hypothesis]:
+    """Softmax over (text, pooling key, value); texts of one key (one intent) pool their
+    mass, the likeliest names the hypothesis and the next `PHRASINGS` ride along."""
     if not scored:
         return []
-    logp = np.array([lp for _, lp in scored])
+    logp = np.array([lp for _, _, lp in scored])
     p = np.exp(logp - logp.max())
     p /= p.sum()
     pooled: dict[str, list[tuple[float, str]]] = {}
-    for (c, _), pi in zip(scored, p, strict=True):
-        key = repr(c.intent.to_json()) if c.intent else "free:" + c.text
-        pooled.setdefault(key, []).append((float(pi), c.text))
+    for (text, key, _), pi in zip(scored, p, strict=True):
+        pooled.setdefault(key, []).append((float(pi), text))
     hyps = []
     for texts in pooled.values():
         texts.sort(key=lambda t: -t[0])
