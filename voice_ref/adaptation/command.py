@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from voice_ref.adaptation.clips import ClipRecipe, installed_mbrola
 from voice_ref.language.lexicon import WORD_LIST
+from voice_ref.voice.asr.select import DECISION_FILE
 
 if TYPE_CHECKING:
     from voice_ref.simulation.render import NoiseBank
 
 ADAPTED_MODEL = Path("models/whisper-base-table")
-DECISION_FILE = "decision.toml"
 # Chosen with `tools/tune_talk.py --pick-cost` on the tuning rows (DEV tuning voices and
 # tuning-real) of the model this recipe built in session 29 (`ft5`; BENCHMARKS.md): an
 # adapted encoder scores every game phrase higher, so a transcript must be further from

@@ -69,14 +69,21 @@ def ensure_whisper_model(path: Path, tell: Callable[[str], None] = _tell_operato
     return True
 
 
-def _uses_whisper(config: Config, backend: str | None, explicit: Path | None) -> bool:
-    """Whether `make_recognizer` will choose Whisper (as it does, without loading anything)."""
+def _explicit(model: str | Path | None) -> Path | None:
+    """A command-line `--model` folder, relative to the current folder."""
+    return Path(model).expanduser().absolute() if model else None
+
+
+def _chosen_backend(config: Config, backend: str | None, explicit: Path | None) -> str:
+    """The backend `make_recognizer` uses, decided without loading anything: "auto" takes
+    an explicit folder's kind (Whisper models have a model.bin), else Vosk when its model
+    folder exists, else Whisper (which may still turn out to be missing)."""
     backend = backend or config.asr.backend
     if backend != "auto":
-        return backend == "whisper"
+        return backend
     if explicit is not None:
-        return (explicit / "model.bin").exists()
-    return not config.path(config.asr.vosk_model).is_dir()
+        return "whisper" if (explicit / "model.bin").exists() else "vosk"
+    return "vosk" if config.path(config.asr.vosk_model).is_dir() else "whisper"
 
 
 def with_model_decision(
@@ -85,8 +92,8 @@ def with_model_decision(
     """`config` with the decision thresholds of the Whisper model `make_recognizer` will
     load (its `decision.toml`); unchanged for a model without one or for Vosk. Both the
     recognizer and the decider of a table are made from the result."""
-    explicit = Path(model).expanduser().absolute() if model else None
-    if not _uses_whisper(config, backend, explicit):
+    explicit = _explicit(model)
+    if _chosen_backend(config, backend, explicit) != "whisper":
         return config
     path = (explicit or config.path(config.asr.whisper_model)) / DECISION_FILE
     if not path.is_file():
@@ -112,24 +119,19 @@ def make_recognizer(
 ) -> Recognizer:
     """A recognizer for this table. `backend`/`model` are command-line overrides (a `model`
     folder is taken relative to the current folder); `players` default to the config's."""
-    backend = backend or config.asr.backend
     players = tuple(players if players is not None else config.game.players)
-    explicit = Path(model).expanduser().absolute() if model else None
+    explicit = _explicit(model)
     vosk_path = explicit or config.path(config.asr.vosk_model)
     whisper_path = explicit or config.path(config.asr.whisper_model)
-    if backend == "auto":
-        if explicit is not None:
-            # An explicit model folder decides: Whisper models have a model.bin.
-            backend = "whisper" if (explicit / "model.bin").exists() else "vosk"
-        elif vosk_path.is_dir():
-            backend = "vosk"
-        elif _have_faster_whisper() and ensure_whisper_model(whisper_path, tell):
-            backend = "whisper"
-        else:
-            raise RecognizerUnavailable(
-                f"No speech model found (looked for {vosk_path} and {whisper_path}). "
-                f"Install one:\n  {VOSK_FIX}\nor\n  {WHISPER_FIX}"
-            )
+    auto = (backend or config.asr.backend) == "auto"
+    backend = _chosen_backend(config, backend, explicit)
+    if auto and explicit is None and backend == "whisper" and not (
+        _have_faster_whisper() and ensure_whisper_model(whisper_path, tell)
+    ):
+        raise RecognizerUnavailable(
+            f"No speech model found (looked for {vosk_path} and {whisper_path}). "
+            f"Install one:\n  {VOSK_FIX}\nor\n  {WHISPER_FIX}"
+        )
     if backend == "vosk":
         return _vosk(config, vosk_path, players)
     if backend == "whisper":
