@@ -60,7 +60,7 @@ def test_then_the_packaged_default_whose_paths_go_to_the_user_data_folder(home):
     assert (config.source, config.origin) == (DEFAULT_CONFIG, ConfigOrigin.PACKAGED)
     assert DEFAULT_CONFIG.parent == Path(__import__("voice_ref").__file__).parent
     assert config.game.players == ("Ana", "Beto", "Carla", "Diego")
-    assert config.path(config.asr.whisper_model) == \
+    assert config.whisper_model == config.whisper_base == \
         home / "xdg_data" / "voice_ref" / "models" / "whisper-base"
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from voice_ref.adaptation import command
-from voice_ref.config import config_from_dict
+from voice_ref.config import ADAPTED_WHISPER_MODEL, BASE_WHISPER_MODEL, config_from_dict
+from voice_ref.rules.variants import ConfigError
 from voice_ref.voice.asr.select import (
     DECISION_FILE,
     RecognizerUnavailable,
@@ -79,6 +80,55 @@ def test_a_broken_file_is_named_and_changes_nothing(tmp_path: Path, text: str) -
     config = _table(tmp_path, text)
     with pytest.raises(RecognizerUnavailable, match=DECISION_FILE):
         with_model_decision(config)
+
+
+def _model(folder: Path, decision: str | None = None) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "model.bin").write_bytes(b"")
+    if decision is not None:
+        (folder / DECISION_FILE).write_text(decision, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("asr", [{}, {"whisper_model": "auto"}, {"whisper_model": " auto "}])
+def test_auto_loads_the_adapted_model_once_it_is_built(tmp_path: Path, asr: dict) -> None:
+    config = config_from_dict({"asr": {"backend": "whisper", **asr}}, base_dir=tmp_path)
+    assert config.whisper_model == config.whisper_base == tmp_path / BASE_WHISPER_MODEL
+    assert with_model_decision(config) == config
+    adapted = _model(tmp_path / ADAPTED_WHISPER_MODEL, "[thresholds]\nsure_talk = -1.2\n")
+    assert config.whisper_model == adapted
+    assert config.whisper_base == tmp_path / BASE_WHISPER_MODEL  # what adapting starts from
+    assert thresholds_from(with_model_decision(config)).sure_talk == -1.2
+
+
+def test_a_configured_folder_is_loaded_even_when_an_adapted_model_exists(tmp_path: Path) -> None:
+    _model(tmp_path / ADAPTED_WHISPER_MODEL, "[thresholds]\nsure_talk = -1.2\n")
+    config = config_from_dict({"asr": {"backend": "whisper", "whisper_model": "models/mine"}},
+                              base_dir=tmp_path)
+    assert config.whisper_model == config.whisper_base == tmp_path / "models/mine"
+    assert with_model_decision(config) == config
+
+
+@pytest.mark.parametrize("value", ["", "  ", 3, ["models/x"]])
+def test_a_whisper_model_that_is_no_folder_name_is_explained(value: object) -> None:
+    with pytest.raises(ConfigError, match='whisper_model is "auto" or a model folder'):
+        config_from_dict({"asr": {"whisper_model": value}})
+
+
+def test_the_recognizer_factory_says_when_auto_chose_the_adapted_model(
+    tmp_path: Path, monkeypatch  # noqa: ANN001
+) -> None:
+    from voice_ref.voice.asr import select
+
+    adapted = _model(tmp_path / ADAPTED_WHISPER_MODEL)
+    loaded: list[Path] = []
+    monkeypatch.setattr(select, "_whisper", lambda config, path, players, tell: loaded.append(path))
+    told: list[str] = []
+    config = config_from_dict({"asr": {"backend": "whisper"}}, base_dir=tmp_path)
+    select.make_recognizer(config, tell=told.append)
+    assert loaded == [adapted] and told == [f"speech model: {adapted}, adapted to the game"]
+    select.make_recognizer(config, model=str(adapted), tell=told.append)  # asked for by name
+    assert loaded == [adapted, adapted] and len(told) == 1
 
 
 def _adapt_args(tmp_path: Path, **given: object) -> argparse.Namespace:

@@ -20,6 +20,11 @@ CONFIG_NAME = "config.toml"
 # The packaged default: voice_ref/config.toml is a symbolic link to the project's config.toml
 # (a wheel holds the file itself), so the two cannot drift apart.
 DEFAULT_CONFIG = Path(__file__).resolve().parent / CONFIG_NAME
+# The Whisper models `asr.whisper_model = "auto"` chooses between: the one adapted to the
+# game (`voice-ref models adapt` builds it) once it is there, else the base model
+# (`voice-ref models install whisper-base`).
+BASE_WHISPER_MODEL = Path("models/whisper-base")
+ADAPTED_WHISPER_MODEL = Path("models/whisper-base-table")
 
 
 class ConfigOrigin(StrEnum):
@@ -56,7 +61,7 @@ class GameSettings:
 class AsrSettings:
     backend: str = "auto"
     vosk_model: Path = Path("models/vosk-model-small-es-0.42")
-    whisper_model: Path = Path("models/whisper-base")
+    whisper_model: Path | None = None  # None: "auto" (`Config.whisper_model`)
     threads: int = 2
     accept_score: float = 0.5  # typed lines (`play --text`): the parser's score
     # Recognized speech: the best reading's share. Lower than the typed line's since the
@@ -114,6 +119,22 @@ class Config:
         p = Path(p).expanduser()
         return p if p.is_absolute() else self.base_dir / p
 
+    @property
+    def whisper_base(self) -> Path:
+        """The Whisper model `models install` assembles and `models adapt` starts from: the
+        configured folder, or with "auto" the base model's."""
+        return self.path(self.asr.whisper_model or BASE_WHISPER_MODEL)
+
+    @property
+    def whisper_model(self) -> Path:
+        """The Whisper model a table loads: the configured folder, or with "auto" the
+        adapted model when it has been built (its folder appears only when complete), else
+        the base model."""
+        if self.asr.whisper_model is not None:
+            return self.path(self.asr.whisper_model)
+        adapted = self.path(ADAPTED_WHISPER_MODEL)
+        return adapted if (adapted / "model.bin").is_file() else self.whisper_base
+
 
 def find_config(path: Path | str | None = None) -> tuple[Path, ConfigOrigin]:
     """The file to read: the given one, else the first that exists in the lookup order."""
@@ -153,6 +174,13 @@ def load_config(path: Path | str | None = None) -> Config:
     return replace(cfg, source=path.absolute(), origin=origin)
 
 
+def _whisper_model(value: object) -> Path | None:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError('[asr] whisper_model is "auto" or a model folder, '
+                          f"not {value!r}.")
+    return None if value.strip() == "auto" else Path(value)
+
+
 def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Config:
     game = data.get("game", {})
     rules = data.get("rules", {})
@@ -182,7 +210,7 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
         asr=AsrSettings(
             backend=str(asr.get("backend", "auto")),
             vosk_model=Path(asr.get("vosk_model", AsrSettings.vosk_model)),
-            whisper_model=Path(asr.get("whisper_model", AsrSettings.whisper_model)),
+            whisper_model=_whisper_model(asr.get("whisper_model", "auto")),
             threads=int(asr.get("threads", 2)),
             accept_score=float(asr.get("accept_score", 0.5)),
             speech_accept_score=float(asr.get("speech_accept_score", 0.45)),

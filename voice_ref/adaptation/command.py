@@ -1,5 +1,5 @@
 """`voice-ref models adapt`: build `models/whisper-base-table`, Whisper base with its
-encoder adapted to game speech, ready for `asr.whisper_model`.
+encoder adapted to game speech, which `asr.whisper_model = "auto"` then loads.
 
 It draws the training clips (`clips`), adapts the encoder (`training`) and writes the
 decision thresholds chosen for a model of this recipe into the folder's `decision.toml`
@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from voice_ref.adaptation.clips import ClipRecipe, installed_mbrola
+from voice_ref.config import ADAPTED_WHISPER_MODEL
 from voice_ref.language.lexicon import WORD_LIST
 from voice_ref.voice.asr.select import DECISION_FILE
 
 if TYPE_CHECKING:
     from voice_ref.simulation.render import NoiseBank
 
-ADAPTED_MODEL = Path("models/whisper-base-table")
 # Chosen with `tools/tune_talk.py --pick-cost` on the tuning rows (DEV tuning voices and
 # tuning-real) of the model this recipe built in session 29 (`ft5`; BENCHMARKS.md): an
 # adapted encoder scores every game phrase higher, so a transcript must be further from
@@ -78,8 +78,8 @@ def main_adapt(args: argparse.Namespace) -> int:
     from voice_ref.simulation.render import NoiseBank
 
     config = load_config(getattr(args, "config", None))
-    base = Path(args.base) if args.base else config.path(config.asr.whisper_model)
-    out = Path(args.out) if args.out else config.path(ADAPTED_MODEL)
+    base = Path(args.base) if args.base else config.whisper_base
+    out = Path(args.out) if args.out else config.path(ADAPTED_WHISPER_MODEL)
     problem = missing_requirement(base)
     if problem is None and out.resolve() == base.resolve():
         problem = f"the adapted model cannot replace its base model ({base}); choose --out"
@@ -113,9 +113,12 @@ def main_adapt(args: argparse.Namespace) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"Adapted model ready in {out} ({(time.monotonic() - began) / 60:.0f} min).")
-    print("To use it, set in config.toml:\n  [asr]\n  whisper_model = "
-          f"\"{_relative(out, config.base_dir)}\"\nor pass --model {out} to play / bench. "
-          "The first game computes its text prior (minutes, once), or run: "
+    if config.whisper_model.resolve() == out.resolve():
+        print('Every table uses it from now on (asr.whisper_model = "auto").')
+    else:
+        print("To use it, set in config.toml:\n  [asr]\n  whisper_model = "
+              f"\"{_relative(out, config.base_dir)}\"\nor pass --model {out} to play / bench.")
+    print("The first game computes its text prior (minutes, once), or run: "
           "voice-ref models prepare")
     return 0
 

@@ -96,7 +96,7 @@ def main_install(args: argparse.Namespace) -> int:
     from voice_ref.config import load_config
 
     config = load_config(getattr(args, "config", None))
-    target = config.path(config.asr.whisper_model)
+    target = config.whisper_base
     try:
         created = install(target)
     except ModelInstallError as exc:

@@ -95,7 +95,7 @@ def with_model_decision(
     explicit = _explicit(model)
     if _chosen_backend(config, backend, explicit) != "whisper":
         return config
-    path = (explicit or config.path(config.asr.whisper_model)) / DECISION_FILE
+    path = (explicit or config.whisper_model) / DECISION_FILE
     if not path.is_file():
         return config
     from voice_ref.voice.decision.thresholds import checked_overrides
@@ -122,7 +122,7 @@ def make_recognizer(
     players = tuple(players if players is not None else config.game.players)
     explicit = _explicit(model)
     vosk_path = explicit or config.path(config.asr.vosk_model)
-    whisper_path = explicit or config.path(config.asr.whisper_model)
+    whisper_path = explicit or config.whisper_model
     auto = (backend or config.asr.backend) == "auto"
     backend = _chosen_backend(config, backend, explicit)
     if auto and explicit is None and backend == "whisper" and not (
@@ -135,6 +135,8 @@ def make_recognizer(
     if backend == "vosk":
         return _vosk(config, vosk_path, players)
     if backend == "whisper":
+        if explicit is None and whisper_path != config.whisper_base:
+            tell(f"speech model: {whisper_path}, adapted to the game")  # "auto" chose it
         return _whisper(config, whisper_path, players, tell)
     raise RecognizerUnavailable(f"Unknown speech backend {backend!r}: use auto, vosk or whisper.")
 
