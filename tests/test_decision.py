@@ -191,14 +191,36 @@ def test_a_free_transcript_that_opens_the_phrase_is_no_evidence_against_it(
 
 @pytest.mark.parametrize("free", ["2.", "1,", "2, 3"])
 def test_digits_alone_are_no_table_talk_against_a_call(free: str) -> None:
-    # Whisper writes a digit for a short call it cannot make out ("dudo" -> "2."); the
-    # same transcript in words would count against the dudo.
-    limits = replace(LIMITS, fluent_consequential=-3.0)
+    # Whisper writes a digit for a short call it cannot make out ("dudo" -> "2."): the
+    # dudo is asked about, never ignored; the same transcript in words is talk.
+    limits = replace(LIMITS, fluent_consequential=-3.0, sure_talk=-1.0)
     turn = GameView(kinds=frozenset({"bid", "dudo", "calzo", "paso"}))  # no bare number
     heard = utt(("dudo", 0.95), ("x", 0.05), free=free)
-    assert decide(heard, PARSER, view=turn, limits=limits).action == "accept"
+    assert decide(heard, PARSER, view=turn, limits=limits).action == "confirm"
     worded = utt(("dudo", 0.95), ("x", 0.05), free="Donde.")
-    assert decide(worded, PARSER, view=turn, limits=limits).action != "accept"
+    assert decide(worded, PARSER, view=turn, limits=limits).action == "ignore"
+
+
+CALLING = GameView(kinds=frozenset({"bid", "dudo", "calzo", "paso", "undo"}))
+
+
+@pytest.mark.parametrize(
+    ("words", "free", "action"),
+    [
+        ("dudo", "1", "confirm"),  # table talk ("y", "C", "Oh") came out so
+        ("calzo", "y", "confirm"),  # one letter is no word
+        ("paso", "2.", "confirm"),
+        ("me equivoqué", "C", "confirm"),
+        ("dudo", "Dudo.", "accept"),  # the word itself
+        ("dudo", "", "accept"),  # no transcript at all (Vosk): nothing to go by
+        ("cinco quinas", "1", "accept"),  # a bid is no consequential action
+    ],
+)
+def test_a_consequential_call_whose_transcript_has_no_word_is_asked_about(
+    words: str, free: str, action: str
+) -> None:
+    heard = utt((words, 0.97), ("x", 0.03), free=free)
+    assert decide(heard, PARSER, view=CALLING, limits=LIMITS).action == action
 
 
 @pytest.mark.parametrize(("free", "acted"), [("C", True), ("C,", True), ("Qué.", False)])

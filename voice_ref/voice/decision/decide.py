@@ -19,6 +19,7 @@ from voice_ref.voice.decision.evidence import (
     name_evidence,
     similarity,
     talk_evidence,
+    wordless_for_consequential,
 )
 from voice_ref.voice.decision.readings import TextParser, readings
 from voice_ref.voice.decision.thresholds import CONSEQUENTIAL, NO_MOVE, Thresholds
@@ -167,12 +168,13 @@ def _legal(
         need = max(need, limits.accept_doubted)
         if view.confirming and isinstance(best.intent, YesIntent):
             need = max(need, limits.accept_doubted_yes)
-    if best.share >= need and not against:
+    wordless = wordless_for_consequential(utterance, best.reading)
+    if best.share >= need and not against and not wordless:
         return best.accept()
     sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
     if against and sure:  # the backend is sure it heard something else: no question
         return best.ignore(against)
-    return best.confirm(against or doubt or f"share {best.score} below {need}")
+    return best.confirm(against or doubt or wordless or f"share {best.score} below {need}")
 
 
 def _illegal(

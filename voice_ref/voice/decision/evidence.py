@@ -106,6 +106,21 @@ def doubted_by_words(
     return f"free transcript {free!r} is other words than {best.text!r}"
 
 
+def wordless_for_consequential(utterance: Utterance, best: Reading) -> str:
+    """Why a consequential action is asked about rather than acted on ("" when it is not):
+    the backend wrote a transcript with no word in it ("1", "C", "2."). Of the
+    consequential actions accepted on the tuning rows and in whole simulated games, the
+    right ones always came with a word, while table talk ("C", "Oh") came as "1"
+    (BENCHMARKS.md, session 31). Such a transcript is no evidence of talk either
+    (`_has_word`), so the call is confirmed, never ignored."""
+    if not isinstance(best.intent, CONSEQUENTIAL) or best.from_free:
+        return ""
+    free = utterance.free_text.strip()
+    if utterance.free_fluency is None or _has_word(free):
+        return ""
+    return f"free transcript {free!r} has no word for {best.text!r}"
+
+
 def talk_evidence(
     utterance: Utterance,
     best: Reading,
