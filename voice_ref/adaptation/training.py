@@ -19,6 +19,7 @@ while it learns the synthetic ones.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import math
 import random
@@ -250,6 +251,21 @@ class TrainSettings:
     threads: int = 2
 
 
+def heap_trimmer() -> Callable[[], None]:
+    """glibc's `malloc_trim(0)`, which hands the heap's free pages back to the system;
+    elsewhere a no-op. Every batch has its own shapes, and glibc keeps what each freed:
+    a default run grew to 6.0 GB without it (BENCHMARKS.md, session 31)."""
+    try:
+        malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return lambda: None
+
+    def trim() -> None:
+        malloc_trim(0)
+
+    return trim
+
+
 def train(data: Path, model: Path, out: Path, settings: TrainSettings,
           progress: Callable[[str], None] = print) -> None:
     """Adapt `model`'s encoder on the clips in `data` (`clips.build_clips`) into `out`."""
@@ -270,7 +286,9 @@ def train(data: Path, model: Path, out: Path, settings: TrainSettings,
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(
         (s + 1) / warm, 0.5 * (1 + math.cos(math.pi * min(1.0, s / len(plan))))))
     began, shown = time.monotonic(), 0.0
+    trim = heap_trimmer()
     for step, batch in enumerate(plan):
+        trim()
         clips = [audio[rows[i]["start"] : rows[i]["start"] + rows[i]["length"]]
                  .astype(np.float32) / 32767 for i in batch]
         inputs, targets = token_batch(tok, [rows[i]["text"] for i in batch])
