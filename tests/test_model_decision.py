@@ -170,3 +170,20 @@ def test_what_the_command_cannot_do_is_refused_before_any_work(
     assert says in capsys.readouterr().err
     assert (exists / "keep.txt").read_text() == "mine"
     assert not any(p.name.endswith(".partial") for p in (tmp_path / "models").iterdir())
+
+
+@pytest.mark.parametrize(("total_gb", "warned"), [(2.0, True), (4.0, True), (8.0, False),
+                                                  (None, False)])
+def test_a_machine_short_of_memory_is_warned_before_adapting(
+    total_gb: float | None, warned: bool
+) -> None:
+    warning = command.memory_warning(total_gb)
+    assert (warning is not None) is warned
+    if warning is not None:
+        assert f"{total_gb:.1f} GB" in warning and "copy the folder" in warning
+
+
+def test_this_machine_says_how_much_memory_it_has() -> None:
+    total = command.physical_memory_gb()
+    assert total is None or total > 0.5
+

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import time
@@ -37,6 +38,7 @@ TORCH_FIX = ("pip install torch --index-url https://download.pytorch.org/whl/cpu
 MBROLA_FIX = ("sudo apt install mbrola mbrola-es1 mbrola-es2 mbrola-es4 (Debian: enable the "
               "contrib and non-free components)")
 MINUTES_PER_1000_CLIPS = 2.0  # training, 2 cores (BENCHMARKS.md, session 29: 17 min / 10,000)
+PEAK_MEMORY_GB = 3.8  # a default run's peak RSS (BENCHMARKS.md, session 31)
 
 
 def _tell(message: str) -> None:
@@ -58,6 +60,24 @@ def missing_requirement(base: Path, dictionary: Path = WORD_LIST) -> str | None:
     if not whisper_model.is_installed(base):
         return (f"no Whisper base model in {base}. Run: voice-ref models install whisper-base")
     return None
+
+
+def physical_memory_gb() -> float | None:
+    """This machine's memory (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e9
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_warning(total_gb: float | None) -> str | None:
+    """A plain warning when adapting would not fit in memory with room for the system
+    (it is not refused: swap may carry it, slowly)."""
+    if total_gb is None or total_gb >= PEAK_MEMORY_GB + 1.0:
+        return None
+    return (f"adapting needs about {PEAK_MEMORY_GB:.1f} GB of memory and this machine has "
+            f"{total_gb:.1f} GB: it may swap for hours or be stopped. The model is the same "
+            "on every machine: build it on a bigger one and copy the folder here.")
 
 
 def write_model_card(folder: Path, recipe: ClipRecipe, noise: str | None, seconds: float) -> None:
@@ -96,6 +116,9 @@ def main_adapt(args: argparse.Namespace) -> int:
     if problem is not None:
         _tell(problem)
         return 2
+    warning = memory_warning(physical_memory_gb())
+    if warning is not None:
+        _tell(warning)
     mbrola = () if args.no_mbrola else installed_mbrola()
     if not mbrola and not args.no_mbrola:
         _tell("no MBROLA Spanish voices: adapting with espeak-ng voices only (the measured "
