@@ -50,11 +50,12 @@ def wire(
 ) -> tuple[VoiceSession, Referee, Recognizer]:
     """The one place a simulated table is wired like `voice-ref play` (microphone mode): the
     recognizer (made once, reused across games), the referee and the listening loop."""
-    from voice_ref.voice.asr.select import make_recognizer, with_model_decision
+    from voice_ref.voice.asr.select import model_and_recognizer, with_model_decision
 
-    config = with_model_decision(config, backend, model)
     if recognizer is None:
-        recognizer = make_recognizer(config, backend=backend, model=model, players=setup.players)
+        config, recognizer = model_and_recognizer(config, backend, model, setup.players)
+    else:  # reused across games: its decider still needs the model's thresholds
+        config = with_model_decision(config, backend, model)
     referee = Referee(setup)
     session = VoiceSession(
         referee, recognizer, announcer, make_decider(config),

@@ -404,8 +404,7 @@ def main(args: argparse.Namespace) -> int:
     from voice_ref.rules.variants import ConfigError, make_rules
     from voice_ref.voice.asr.select import (
         RecognizerUnavailable,
-        make_recognizer,
-        with_model_decision,
+        model_and_recognizer,
     )
     from voice_ref.voice.decision import bench_decider
 
@@ -432,10 +431,7 @@ def main(args: argparse.Namespace) -> int:
     players = label_players(every_label, config.game.players)
     t0 = time.perf_counter()
     try:
-        config = with_model_decision(config, args.backend, args.model)
-        recognizer = make_recognizer(
-            config, backend=args.backend, model=args.model, players=players
-        )
+        config, recognizer = model_and_recognizer(config, args.backend, args.model, players)
     except RecognizerUnavailable as exc:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2

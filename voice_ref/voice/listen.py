@@ -80,8 +80,7 @@ def main(args: argparse.Namespace) -> int:
     from voice_ref.language.parser import Parser
     from voice_ref.voice.asr.select import (
         RecognizerUnavailable,
-        make_recognizer,
-        with_model_decision,
+        model_and_recognizer,
     )
     from voice_ref.voice.audio_in import read_wav
     from voice_ref.voice.decision import Action, decide, thresholds_from
@@ -97,10 +96,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     path = Path(args.wav)
     try:
-        config = with_model_decision(config, args.backend, args.model)
-        recognizer = make_recognizer(
-            config, backend=args.backend, model=args.model, players=players
-        )
+        config, recognizer = model_and_recognizer(config, args.backend, args.model, players)
         audio = read_wav(path, recognizer.sample_rate)
     except RecognizerUnavailable as exc:
         print(f"voice-ref listen: {exc}", file=sys.stderr)

@@ -135,10 +135,31 @@ def make_recognizer(
     if backend == "vosk":
         return _vosk(config, vosk_path, players)
     if backend == "whisper":
-        if explicit is None and whisper_path != config.whisper_base:
-            tell(f"speech model: {whisper_path}, adapted to the game")  # "auto" chose it
+        if explicit is None and config.asr.whisper_model is None:  # "auto" chose it
+            tell(_auto_choice(config, whisper_path))
         return _whisper(config, whisper_path, players, tell)
     raise RecognizerUnavailable(f"Unknown speech backend {backend!r}: use auto, vosk or whisper.")
+
+
+def _auto_choice(config: Config, chosen: Path) -> str:
+    """What "auto" chose, for the operator: the base model hears the game far worse than
+    the adapted one (BENCHMARKS.md, session 30), so say how to get that."""
+    if chosen != config.whisper_base:
+        return f"speech model: {chosen}, adapted to the game"
+    return (f"speech model: {chosen} (not adapted to the game; `voice-ref models adapt` "
+            "builds one that hears bids far better: about 20 minutes, once)")
+
+
+def model_and_recognizer(
+    config: Config,
+    backend: str | None = None,
+    model: str | Path | None = None,
+    players: Sequence[str] | None = None,
+) -> tuple[Config, Recognizer]:
+    """`config` with the loaded model's decision thresholds (`with_model_decision`) and the
+    recognizer made from it: a table's decider must be made from that same config."""
+    config = with_model_decision(config, backend, model)
+    return config, make_recognizer(config, backend=backend, model=model, players=players)
 
 
 def _vosk(config: Config, path: Path, players: tuple[str, ...]) -> Recognizer:
