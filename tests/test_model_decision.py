@@ -131,6 +131,22 @@ def test_the_recognizer_factory_says_when_auto_chose_the_adapted_model(
     assert loaded == [adapted, adapted] and len(told) == 1
 
 
+@pytest.mark.parametrize(("asr", "told_of_adapting"), [
+    ({}, True),  # "auto" fell back to the base model: say how to get the better one
+    ({"whisper_model": "models/mine"}, False),  # the operator chose this folder
+])
+def test_the_recognizer_factory_says_how_to_adapt_when_auto_loads_the_base_model(
+    tmp_path: Path, monkeypatch, asr: dict, told_of_adapting: bool  # noqa: ANN001
+) -> None:
+    from voice_ref.voice.asr import select
+
+    monkeypatch.setattr(select, "_whisper", lambda config, path, players, tell: path)
+    told: list[str] = []
+    config = config_from_dict({"asr": {"backend": "whisper", **asr}}, base_dir=tmp_path)
+    assert select.make_recognizer(config, tell=told.append) == config.whisper_base
+    assert any("voice-ref models adapt" in line for line in told) == told_of_adapting
+
+
 def _adapt_args(tmp_path: Path, **given: object) -> argparse.Namespace:
     config = tmp_path / "config.toml"
     config.write_text('[asr]\nwhisper_model = "models/base"\n', encoding="utf-8")
