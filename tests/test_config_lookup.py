@@ -82,6 +82,10 @@ def test_an_invalid_config_in_the_current_folder_is_an_error_not_skipped(home):
         bad.write_text(f"[asr]\n{line}\n", encoding="utf-8")
         with pytest.raises(ConfigError, match="share between 0 and 1"):
             load_config()
+    for value in ("-1", "30"):
+        bad.write_text(f"[audio]\ncount_hold_s = {value}\n", encoding="utf-8")
+        with pytest.raises(ConfigError, match="count_hold_s is seconds"):
+            load_config()
 
 
 def test_the_project_config_is_the_packaged_default():

@@ -4,6 +4,7 @@ import pytest
 
 from voice_ref.language.numbers import (
     MAX_NUMBER,
+    counting_up,
     number_to_words,
     read_number,
     words_to_number,
@@ -111,3 +112,21 @@ def test_read_number_is_longest_match_and_reports_the_end():
 )
 def test_spelled_out_leaves_numbers_beyond_words_in_digits(text: str, spelled: str) -> None:
     assert spelled_out(text) == spelled
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Uno, dos.", (1, 2)),
+        ("tres cuatro cinco", (3, 4, 5)),
+        ("1, 2, 3", (1, 2, 3)),  # Whisper writes a count in digits too
+        ("treinta y uno, treinta y dos", (31, 32)),
+        ("Cinco.", None),  # one number is an answer, not counting
+        ("uno, dos, cuatro", None),  # not one by one
+        ("veinte, uno", None),
+        ("uno y dos", None),  # other words
+        ("", None),
+    ],
+)
+def test_counting_up_reads_a_count_said_aloud(text, numbers):
+    assert counting_up(text) == numbers

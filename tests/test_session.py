@@ -244,13 +244,16 @@ class ScriptedWav:
                 yield t, np.full(1600, value, np.float32)
 
 
-def silent_session(tmp: Path, wav: ScriptedWav, decide=_decide_by_text, reask_after_s=5.0):
+def silent_session(tmp: Path, wav: ScriptedWav, decide=_decide_by_text, reask_after_s=5.0,
+                   recognizer=None, **options):
     referee, opening = make_referee(tmp)
     printed: list[str] = []
     announcer = Announcer(VoiceSettings(), PrintOutput(printed.append))
     out = io.StringIO()
-    session = VoiceSession(referee, CodebookRecognizer(wav.codebook), announcer, decide,
-                           json_out=out, gate_self_hearing=False, reask_after_s=reask_after_s)
+    recognizer = (recognizer or CodebookRecognizer)(wav.codebook)
+    session = VoiceSession(referee, recognizer, announcer, decide,
+                           json_out=out, gate_self_hearing=False, reask_after_s=reask_after_s,
+                           **options)
     session.start(opening)
 
     def paced():
@@ -280,6 +283,78 @@ def test_no_reask_while_waiting_for_a_bid(tmp_path):
     session, printed, objects = silent_session(tmp_path, wav)
     assert session.reasks == 0
     assert len(printed) == 2
+
+
+# -- counting aloud: "una, dos, tres" answers "¿cuántas quinas hay?" with three ------------
+
+AFTER_DUDO = [(None, 0.5), ("dos quinas", 0.5), (None, 0.5), ("dudo", 0.5), (None, 0.5)]
+
+
+def _numbers(objects: list[dict]) -> list[int]:
+    """The numbers the referee took, in order (the first answers the count question)."""
+    intents = [o.get("intent") or {} for o in objects]
+    return [i["value"] for i in intents if i.get("type") == "number"]
+
+
+@pytest.mark.parametrize(
+    ("said", "hold_s", "answer"),
+    [
+        (["una", "dos", "tres"], 1.0, 3),  # counted aloud: the last number is the answer
+        (["una", "dos", "tres"], 0.0, 1),  # without the hold "una" was the answer
+        (["una"], 1.0, 1),  # "una" alone is still an answer, a moment later
+        (["una", "cuatro"], 1.0, 4),  # not the next number: the later answer stands
+        (["una", "dos", "dos"], 1.0, 2),  # the total said again after counting
+    ],
+)
+def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_s, answer):
+    parts = list(AFTER_DUDO)
+    for word in said:
+        parts += [(word, 0.3), (None, 0.4)]
+    wav = ScriptedWav([*parts, (None, 2.0)])
+    _session, _printed, objects = silent_session(tmp_path, wav, count_hold_s=hold_s)
+    assert _numbers(objects)[0] == answer
+    count_results = [o for o in objects if "Había" in o["say"] or "había" in o["say"]]
+    assert len(count_results) == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        (["uno dos", "tres", "cuatro"], 4),  # the first two numbers came as one utterance
+        (["uno", "dos tres"], 3),
+        (["uno dos tres"], 3),  # the whole count in one breath
+        (["uno dos", "cinco"], 5),  # not the next number: the later answer stands
+    ],
+)
+def test_a_count_said_aloud_in_chunks_is_answered_by_its_last_number(tmp_path, said, answer):
+    """Whisper hears a chunk of a count said aloud ("Uno, dos.") as no phrase at all: its
+    free transcript says the numbers."""
+    parts = list(AFTER_DUDO)
+    for words in said:
+        parts += [(words, 0.3), (None, 0.4)]
+    wav = ScriptedWav([*parts, (None, 2.0)])
+    _session, _printed, objects = silent_session(tmp_path, wav, recognizer=FreeTextRecognizer)
+    assert _numbers(objects)[0] == answer
+
+
+def test_table_talk_while_counting_keeps_the_count(tmp_path):
+    parts = [*AFTER_DUDO, ("una", 0.3), (None, 0.3), ("hace calor", 0.3), (None, 0.3),
+             ("dos", 0.3), (None, 2.0)]
+    _session, _printed, objects = silent_session(tmp_path, ScriptedWav(parts))
+    assert _numbers(objects) == [2]
+
+
+def test_a_count_held_at_the_end_of_a_recording_is_taken(tmp_path):
+    wav = ScriptedWav([*AFTER_DUDO, ("una", 0.3), (None, 0.2), ("dos", 0.3)])
+    _session, _printed, objects = silent_session(tmp_path, wav)
+    assert _numbers(objects) == [2]
+
+
+def test_only_the_count_after_a_challenge_is_held(tmp_path):
+    """While a bid is awaited, "una" | "dos" are two lines, each answered."""
+    wav = ScriptedWav([(None, 0.5), ("una", 0.3), (None, 0.4), ("dos", 0.3), (None, 1.0)])
+    _session, _printed, objects = silent_session(tmp_path, wav)
+    assert _numbers(objects) == [1, 2]
 
 
 def _confirm_cinco_sextos(utterance, referee, expecting):

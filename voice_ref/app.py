@@ -271,6 +271,7 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
         json_out=sys.stdout if json_mode else None,
         gate_self_hearing=live,
         reask_after_s=config.audio.reask_after_s,
+        count_hold_s=config.audio.count_hold_s,
         accept_audio=push_to_talk_gate(config) if live else (lambda _t: True),
         on_listening=listening_again,
         on_heard=heard_log.write if heard_log is not None else None,

@@ -80,6 +80,7 @@ class AudioSettings:
     output_device: str | int = ""
     holdoff_s: float = 0.3
     reask_after_s: float = 12.0
+    count_hold_s: float = 1.0  # a count of one waits this long for "dos" (counting aloud)
     push_to_talk: str = ""
 
 
@@ -221,6 +222,7 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
             output_device=audio.get("output_device", ""),
             holdoff_s=float(audio.get("holdoff_s", 0.3)),
             reask_after_s=float(audio.get("reask_after_s", 12.0)),
+            count_hold_s=float(audio.get("count_hold_s", AudioSettings.count_hold_s)),
             push_to_talk=str(audio.get("push_to_talk", "")),
         ),
         voice=VoiceSettings(
@@ -236,5 +238,8 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
         if not 0.0 < getattr(cfg.asr, key) <= 1.0:
             raise ConfigError(f"[asr] {key} is a share between 0 and 1 (0.45 or 0.5 are usual), "
                               f"not {getattr(cfg.asr, key)}.")
+    if not 0.0 <= cfg.audio.count_hold_s <= 5.0:
+        raise ConfigError("[audio] count_hold_s is seconds from 0 (off) to 5 (1.0 is usual), "
+                          f"not {cfg.audio.count_hold_s}.")
     _ = cfg.rules  # validates preset and overrides now, not mid-game
     return cfg

@@ -153,6 +153,25 @@ def words_to_number(text: str) -> int | None:
     return found[0]
 
 
+def counting_up(text: str) -> tuple[int, ...] | None:
+    """The numbers of a text that is only numbers counting up one by one, as a table counts
+    its dice aloud ("Uno, dos." -> (1, 2), "tres cuatro" -> (3, 4)); None for anything else,
+    a single number included ("Cinco." is no counting)."""
+    tokens = tokenize(text)
+    values: list[int] = []
+    at = 0
+    while at < len(tokens):
+        found = read_number(tokens, at)
+        if found is None:
+            return None
+        values.append(found[0])
+        at = found[1]
+    steps = zip(values, values[1:], strict=False)
+    if len(values) < 2 or any(b != a + 1 for a, b in steps):
+        return None
+    return tuple(values)
+
+
 def number_words() -> set[str]:
     """Every folded word used in numbers (for the parser's fuzzy vocabulary)."""
     return {word for key in reading_table() for word in key}

@@ -60,6 +60,7 @@ def wire(
     session = VoiceSession(
         referee, recognizer, announcer, make_decider(config),
         gate_self_hearing=True, reask_after_s=config.audio.reask_after_s,
+        count_hold_s=config.audio.count_hold_s,
     )
     return session, referee, recognizer
 

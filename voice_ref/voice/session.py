@@ -21,8 +21,9 @@ import numpy as np
 
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.language.expecting import QUESTIONS, Expecting
-from voice_ref.language.intents import Intent
+from voice_ref.language.intents import Intent, NumberIntent
 from voice_ref.language.inventory import EXPECTING, Phrase
+from voice_ref.language.numbers import counting_up
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
 from voice_ref.voice.decision import Action, DeciderFn, Heard, HoldsFragments, phrases_now
 from voice_ref.voice.display import TableView
@@ -50,6 +51,12 @@ FRAGMENT_WAIT_S = 2.0
 # drops. Once more speech starts the question waits for it; what it says supersedes the
 # question unless it is table talk.
 CONFIRM_HOLD_S = 0.4
+# Counting aloud: asked "¿Cuántas quinas hay?", a table often counts the dice out loud
+# ("una, dos, tres") rather than saying the total. A count of one, and each count one above
+# the count held, waits this long for the next number; the last one is the answer. Counted
+# out loud, numbers come 0.3-0.8 s apart; an answer "una" is taken this much later
+# (`[audio] count_hold_s`).
+COUNT_HOLD_S = 1.0
 
 
 def table_contexts(referee: RefereePort) -> list[ListenContext]:
@@ -84,6 +91,7 @@ class VoiceSession:
         reask_after_s: float = 12.0,
         fragment_wait_s: float = FRAGMENT_WAIT_S,
         confirm_hold_s: float = CONFIRM_HOLD_S,
+        count_hold_s: float = COUNT_HOLD_S,
         accept_audio: Callable[[float], bool] = lambda _t: True,
         on_listening: Callable[[int], None] | None = None,
         opening_extra: Mapping[str, object] | None = None,
@@ -100,6 +108,7 @@ class VoiceSession:
         self.reask_after_s = reask_after_s
         self.fragment_wait_s = fragment_wait_s
         self.confirm_hold_s = confirm_hold_s
+        self.count_hold_s = count_hold_s
         self.accept_audio = accept_audio  # push-to-talk: is the table's key held now?
         self.on_listening = on_listening
         self.on_heard = on_heard  # every decided utterance (the simulated table's --rows)
@@ -110,6 +119,7 @@ class VoiceSession:
         self._deaf = False
         self._pending_confirm: Intent | None = None  # awaiting "sí" after "¿Dijiste ...?"
         self._held_confirm: tuple[Heard, float] | None = None  # not asked yet: (verdict, at)
+        self._held_count: tuple[Heard, float] | None = None  # counted aloud so far: (verdict, at)
         self._last_question = ""
         self._quiet_since: float | None = None
         self._last_heard: tuple[str, float | None] | None = None
@@ -156,6 +166,8 @@ class VoiceSession:
         if self.recognizer.hearing_speech():
             self._quiet_since = None
             return
+        if self._held_count is not None and t - self._held_count[1] >= self.count_hold_s:
+            self._take_held_count()
         if self._held_confirm is not None and t - self._held_confirm[1] >= self.confirm_hold_s:
             self._ask_held_confirm()
         if self._fragment_at is not None and t - self._fragment_at >= self.fragment_wait_s:
@@ -165,6 +177,7 @@ class VoiceSession:
     def finish(self) -> None:
         for utterance in self.recognizer.flush():
             self._on_utterance(utterance, None)
+        self._take_held_count()
         if self._held_confirm is not None:
             self._ask_held_confirm()
         if self._fragment_at is not None:
@@ -205,6 +218,22 @@ class VoiceSession:
             if heard.action == Action.IGNORE:
                 return  # table talk after the call: the held question stands
             self._held_confirm = None  # what the player went on to say supersedes it
+        counted = self._counted(utterance, heard)
+        if self._held_count is not None:
+            if counted is None and heard.action == Action.IGNORE:
+                return  # table talk while counting: the count so far stands
+            so_far, self._held_count = _value(self._held_count[0]), None
+            if counted is not None and counted[0] == so_far + 1:  # the count goes on
+                self._hold_count(_count_heard(heard, counted, utterance), t)
+                return
+            # any other answer supersedes the count so far
+        if counted is not None and counted[0] == 1:  # "uno", or "uno, dos": counting aloud
+            self._hold_count(_count_heard(heard, counted, utterance), t)
+            return
+        self._act(heard, t)
+
+    def _act(self, heard: Heard, t: float | None) -> None:
+        """Carry out a verdict on the game: a call taken, a question held, a fragment held."""
         if heard.action == Action.ACCEPT and heard.intent is not None:
             self._respond(self.referee.handle_intent(heard.intent, heard=heard.text))
         elif heard.action == Action.CONFIRM and heard.intent is not None:
@@ -216,6 +245,31 @@ class VoiceSession:
         elif heard.action == Action.REASK and heard.question:
             self._ask(heard.question)
         # "ignore": table talk — no action, nothing said, no protocol object.
+
+    def _counted(self, utterance: Utterance, heard: Heard) -> tuple[int, ...] | None:
+        """The numbers an answer to "¿cuántas hay?" says: the free transcript's when it counts
+        up ("Uno, dos.": the chunk of a count said aloud, for which no phrase exists), else
+        the count heard; None while no count is asked, or for anything else."""
+        if self.count_hold_s <= 0 or self.referee.expecting != Expecting.COUNT:
+            return None
+        run = counting_up(utterance.free_text)
+        if run is not None:
+            return run
+        heard_count = heard.action in (Action.ACCEPT, Action.CONFIRM)
+        return (_value(heard),) if heard_count and _value(heard) >= 0 else None
+
+    def _hold_count(self, heard: Heard, t: float | None) -> None:
+        """Wait `count_hold_s` for the next number counted aloud (none after a recording)."""
+        self._held_count = (heard, t if t is not None else float("-inf"))
+        if t is None:
+            self._take_held_count()
+
+    def _take_held_count(self) -> None:
+        """Nobody counted on: the last number counted is the table's answer."""
+        if self._held_count is not None:
+            heard, at = self._held_count
+            self._held_count = None
+            self._act(heard, at)
 
     def _ask_held_confirm(self) -> None:
         """Nobody went on talking: ask the held "¿Dijiste …?" now."""
@@ -307,6 +361,20 @@ class VoiceSession:
             state=state, said=said, heard=heard, confidence=score,
             minimums=_minimums(self.referee, state),
         ))
+
+
+def _value(heard: Heard) -> int:
+    """The count a verdict is about (-1: no count)."""
+    return heard.intent.value if isinstance(heard.intent, NumberIntent) else -1
+
+
+def _count_heard(heard: Heard, counted: tuple[int, ...], utterance: Utterance) -> Heard:
+    """The verdict to act on for a count said aloud so far: the one heard when it is the last
+    number counted, else that number taken from the free transcript ("Uno, dos.": 2)."""
+    if _value(heard) == counted[-1]:
+        return heard
+    return Heard(Action.ACCEPT, utterance.free_text, NumberIntent(value=counted[-1]),
+                 heard.score, why="counted aloud")
 
 
 def _phrases(referee: RefereePort) -> tuple[Phrase, ...]:
