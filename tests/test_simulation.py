@@ -25,6 +25,7 @@ from voice_ref.simulation.announcer import SimulatedAnnouncer
 from voice_ref.simulation.phrasing import Phrasing, Style
 from voice_ref.simulation.players import Table, TableStats, same_meaning
 from voice_ref.simulation.render import (
+    COUNTING_GAP_S,
     PAUSE_S,
     NoiseBank,
     Renderer,
@@ -334,6 +335,30 @@ def test_a_line_said_with_a_pause_holds_a_human_pause():
     assert PAUSE_S[0] <= gap <= PAUSE_S[1] + 0.1
 
 
+def test_a_count_said_aloud_names_every_number_up_to_it():
+    from voice_ref.language.intents import NumberIntent
+    from voice_ref.simulation.phrasing import COUNTING_PAUSE
+
+    aloud = Phrasing(random.Random(1), PLAYERS, style=Style(count_aloud=1.0))
+    said = aloud.say("Ana", NumberIntent(value=3))
+    parser = Parser(PLAYERS)
+    assert [parser.parse(w).intent for w in said.split(COUNTING_PAUSE)] == [
+        NumberIntent(value=k) for k in (1, 2, 3)]
+    assert COUNTING_PAUSE not in Phrasing(random.Random(1), PLAYERS).say(
+        "Ana", NumberIntent(value=3))
+
+
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng renders the lines")
+def test_a_count_said_aloud_pauses_after_every_number():
+    voices = {"Carla": Voice("es", 160, 50)}
+    said, s0, s1 = Renderer(voices, random.Random(1)).render("Carla", "uno … dos … tres")
+    speech = said[round(s0 * 16000):round(s1 * 16000)]
+    quiet = np.convolve(np.abs(speech) < 1e-4, np.ones(160), "valid") == 160  # 10 ms silent
+    gaps = np.flatnonzero(np.diff(quiet.astype(int)) == 1)  # where a silence starts
+    assert len(gaps) >= 2  # after "uno" and after "dos"
+    assert _longest_inner_silence_s(speech) >= COUNTING_GAP_S[0]
+
+
 def test_a_labelled_folder_lends_only_its_noise_clips(tmp_path):
     write_wav(tmp_path / "n.wav", 0.1 * np.ones(8000, np.float32), 16000)
     write_wav(tmp_path / "s.wav", np.zeros(8000, np.float32), 16000)
@@ -420,12 +445,14 @@ def test_the_games_bench_takes_how_often_players_pause(pauses, error) -> None:  
     from voice_ref.simulation import bench as games_bench
 
     args = Namespace(games=1, players="Ana,Beto", voices="es", noise=None, snr=None, seed=1,
-                     backend=None, model=None, rows=None, rules=None, pauses=pauses)
+                     backend=None, model=None, rows=None, rules=None, pauses=pauses,
+                     count_aloud=pauses)
     if error:
         with pytest.raises(ValueError, match=error):
             games_bench._options(args, Config())
     else:
-        assert games_bench._options(args, Config()).pause_p == (pauses or 0.0)
+        options = games_bench._options(args, Config())
+        assert options.pause_p == options.count_aloud_p == (pauses or 0.0)
 
 
 def _bench_args(**kw):  # noqa: ANN003, ANN202

@@ -100,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--pauses", type=float, help="how often a line is said with a pause "
                      "of 0.3-0.9 s after its filler or the player's name, as people do "
                      "(0-1, default 0)")
+    sim.add_argument("--count-aloud", type=float, help="how often the table answers a count "
+                     "by counting the dice aloud, 'uno … dos … tres' (0-1, default 0)")
     bench.set_defaults(target="voice_ref.simulation.bench:main")
 
     models = sub.add_parser("models", help="fetch or assemble speech models into models/")

@@ -24,7 +24,7 @@ from voice_ref.dialogue.prompts import Prompts
 from voice_ref.dialogue.referee import TableSetup
 from voice_ref.rules.variants import ConfigError
 from voice_ref.simulation.announcer import SimulatedAnnouncer
-from voice_ref.simulation.phrasing import Phrasing
+from voice_ref.simulation.phrasing import Phrasing, Style
 from voice_ref.simulation.players import Table
 from voice_ref.simulation.render import (
     SPEECH_LEVELS_DBFS,
@@ -66,6 +66,7 @@ class BenchOptions:
     rows: Path | None = None  # every line's result, as JSON Lines (`LineRow`)
     prepare: bool = True  # as `voice-ref play`: the recognizer prepares the table's phrases
     pause_p: float = 0.0  # how often a line is said with a pause after a filler or a name
+    count_aloud_p: float = 0.0  # how often a count is said by counting aloud (`--count-aloud`)
     background: Path | None = None  # a recording looped under the whole game (`--background`)
     background_snr_db: float = 15.0  # its level below a player's mean speech level
     mic_gain_db: float = 0.0  # the microphone's gain (`--mic-gain`; -20: a quiet microphone)
@@ -115,6 +116,9 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     pause_p = getattr(args, "pauses", None) or 0.0
     if not 0.0 <= pause_p <= 1.0:
         raise ValueError("--pauses is a probability, from 0 to 1.")
+    count_aloud_p = getattr(args, "count_aloud", None) or 0.0
+    if not 0.0 <= count_aloud_p <= 1.0:
+        raise ValueError("--count-aloud is a probability, from 0 to 1.")
     if args.snr is not None and not args.noise:
         raise ValueError("--snr needs --noise DIR (the noise to mix at that SNR).")
     background = getattr(args, "background", None)
@@ -137,6 +141,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         rows=Path(args.rows) if getattr(args, "rows", None) else None,
         prepare=not getattr(args, "cold", False),
         pause_p=pause_p,
+        count_aloud_p=count_aloud_p,
         background=Path(background) if background else None,
         background_snr_db=(
             background_snr if background_snr is not None else BenchOptions.background_snr_db
@@ -198,7 +203,8 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
             renderer = Renderer(voices, rng("voice"), noise=noise, snr_db=options.snr_db,
                                 sample_rate=recognizer.sample_rate, pause_p=options.pause_p,
                                 responses=responses)
-            phrasing = Phrasing(rng("words"), options.players, config.dialect)
+            phrasing = Phrasing(rng("words"), options.players, config.dialect,
+                                Style(count_aloud=options.count_aloud_p))
             table = Table(intended, phrasing, prompts, rng("table"))
             result = play_game(session, referee, announcer, table, renderer.render, rng("time"),
                                on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))

@@ -19,8 +19,16 @@ from enum import Enum
 
 from voice_ref.language.expecting import Expecting
 from voice_ref.language.grammar import Level
-from voice_ref.language.intents import BidIntent, Intent, NoIntent, QueryIntent, YesIntent
+from voice_ref.language.intents import (
+    BidIntent,
+    Intent,
+    NoIntent,
+    NumberIntent,
+    QueryIntent,
+    YesIntent,
+)
 from voice_ref.language.inventory import PhraseInventory
+from voice_ref.language.numbers import number_to_words
 from voice_ref.language.vocabulary import INTERJECTIONS
 from voice_ref.rules.game import Game
 
@@ -68,6 +76,14 @@ class Style:
     query: float = 0.04
     talk: float = 0.04
     illegal_raise: float = 0.03
+    # A count answered by counting the dice aloud, "uno … dos … tres" (counts 2 to
+    # `COUNTED_ALOUD_UP_TO`): the referee must take the last number, not the first.
+    count_aloud: float = 0.0
+
+
+COUNTED_ALOUD_UP_TO = 8
+# Between the numbers of a count said aloud (`Renderer` pauses there).
+COUNTING_PAUSE = " … "
 
 
 def _key(intent: Intent) -> str:
@@ -94,6 +110,10 @@ class Phrasing:
         rng, style = self.rng, self.style
         if plain:
             return self._pick(self._plain, intent, first=True)
+        if (style.count_aloud and isinstance(intent, NumberIntent)
+                and 2 <= intent.value <= COUNTED_ALOUD_UP_TO and rng.random() < style.count_aloud):
+            return COUNTING_PAUSE.join(number_to_words(k, apocope=False)
+                                       for k in range(1, intent.value + 1))
         named = replace(intent, player=speaker)
         if intent.player is None and rng.random() < style.name_first \
                 and _key(named) in self._decorated:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from voice_ref.simulation.phrasing import COUNTING_PAUSE
 from voice_ref.voice.audio_in import read_wav
 
 RATE = 16000
@@ -129,6 +130,8 @@ def reverberant(speech: np.ndarray, response: np.ndarray, sample_rate: int = RAT
 # "Carla … cuatro trenes"): longer than the VAD's 0.2 s end of speech, so the line may
 # reach the referee in two utterances (`voice-ref bench --games --pauses P`).
 PAUSE_S = (0.3, 0.9)
+# Between the numbers of a count said aloud ("uno … dos … tres", `phrasing.COUNTING_PAUSE`).
+COUNTING_GAP_S = (0.3, 0.7)
 
 
 def pause_point(text: str, names: frozenset[str]) -> int | None:
@@ -189,7 +192,15 @@ class Renderer:
         return clip, lead / self.sample_rate, (lead + len(speech)) / self.sample_rate
 
     def _speech(self, text: str, voice: Voice) -> np.ndarray:
-        """The line as espeak-ng says it, or in two parts with a human pause between."""
+        """The line as espeak-ng says it, or in two parts with a human pause between; a count
+        said aloud with a pause after each number."""
+        if COUNTING_PAUSE in text:
+            parts = []
+            for number in text.split(COUNTING_PAUSE):
+                gap = int(self.sample_rate * self.rng.uniform(*COUNTING_GAP_S))
+                parts += [_trimmed(espeak(number, voice, self.sample_rate)),
+                          np.zeros(gap, np.float32)]
+            return np.concatenate(parts[:-1])
         cut = pause_point(text, self._names) if self.pause_p > 0 else None
         if cut is None or self.rng.random() >= self.pause_p:
             return espeak(text, voice, self.sample_rate)
