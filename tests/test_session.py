@@ -290,6 +290,14 @@ def test_no_reask_while_waiting_for_a_bid(tmp_path):
 AFTER_DUDO = [(None, 0.5), ("dos quinas", 0.5), (None, 0.5), ("dudo", 0.5), (None, 0.5)]
 
 
+def _counted_aloud(said: list[str]) -> ScriptedWav:
+    """After a dudo, each of `said` for 0.3 s with 0.4 s between them."""
+    parts = list(AFTER_DUDO)
+    for words in said:
+        parts += [(words, 0.3), (None, 0.4)]
+    return ScriptedWav([*parts, (None, 2.0)])
+
+
 def _numbers(objects: list[dict]) -> list[int]:
     """The numbers the referee took, in order (the first answers the count question)."""
     intents = [o.get("intent") or {} for o in objects]
@@ -307,10 +315,7 @@ def _numbers(objects: list[dict]) -> list[int]:
     ],
 )
 def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_s, answer):
-    parts = list(AFTER_DUDO)
-    for word in said:
-        parts += [(word, 0.3), (None, 0.4)]
-    wav = ScriptedWav([*parts, (None, 2.0)])
+    wav = _counted_aloud(said)
     _session, _printed, objects = silent_session(tmp_path, wav, count_hold_s=hold_s)
     assert _numbers(objects)[0] == answer
     count_results = [o for o in objects if "Había" in o["say"] or "había" in o["say"]]
@@ -329,10 +334,7 @@ def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_
 def test_a_count_said_aloud_in_chunks_is_answered_by_its_last_number(tmp_path, said, answer):
     """Whisper hears a chunk of a count said aloud ("Uno, dos.") as no phrase at all: its
     free transcript says the numbers."""
-    parts = list(AFTER_DUDO)
-    for words in said:
-        parts += [(words, 0.3), (None, 0.4)]
-    wav = ScriptedWav([*parts, (None, 2.0)])
+    wav = _counted_aloud(said)
     _session, _printed, objects = silent_session(tmp_path, wav, recognizer=FreeTextRecognizer)
     assert _numbers(objects)[0] == answer
 
