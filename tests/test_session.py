@@ -468,6 +468,37 @@ def test_play_with_a_missing_recording_says_so(tmp_path):
     assert "nada.wav" in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize(
+    ("content", "subtype"),
+    [(b"no audio at all", None), (None, "PCM_32"), (None, "FLOAT")],
+    ids=["not-audio", "wav-32-bit", "wav-float"],
+)
+def test_play_reads_any_wav_and_refuses_a_file_that_is_no_audio(tmp_path, content, subtype):
+    """Recorders and sox write 32-bit and float WAVs (WAVE_FORMAT_EXTENSIBLE): they are
+    refereed; a file that is no audio is refused in plain words, before anything is said."""
+    import soundfile
+
+    from voice_ref.voice.audio_in import AudioFileError, read_wav
+
+    path = tmp_path / "mesa.wav"
+    if content is not None:
+        path.write_bytes(content)
+        with pytest.raises(AudioFileError, match="mesa.wav is not an audio file"):
+            read_wav(path)
+        run = subprocess.run(
+            [sys.executable, "-m", "voice_ref", "play", "--input", str(path), "--silent"],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert run.returncode == 2
+        assert "is not an audio file" in run.stderr and "Traceback" not in run.stderr
+        return
+    tone = (0.5 * np.sin(np.arange(8000) / 5)).astype(np.float32)
+    soundfile.write(path, np.stack([tone, tone], axis=1), 8000, subtype=subtype, format="WAVEX")
+    assert soundfile.info(str(path)).format == "WAVEX"  # Python's `wave` cannot read it
+    audio = read_wav(path, 16000)
+    assert len(audio) == 16000 and abs(float(np.max(np.abs(audio))) - 0.5) < 0.02
+
+
 @pytest.fixture(autouse=True)
 def _no_leftover_threads():
     yield

@@ -34,6 +34,7 @@ from voice_ref.dialogue.gamelog import (
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.dialogue.referee import Referee, TableSetup
 from voice_ref.voice.asr.base import Recognizer, Utterance
+from voice_ref.voice.audio_in import AudioFileError, check_audio
 from voice_ref.voice.decision import Heard, heard_record, make_decider
 
 
@@ -233,6 +234,11 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
         resources.callback(mic.close)
     elif not Path(args.input).is_file():
         return fail(f"the recording {args.input} does not exist.")
+    else:
+        try:
+            check_audio(args.input)  # before the model loads and the opening is said
+        except AudioFileError as exc:
+            return fail(str(exc))
     heard_log = None
     if getattr(args, "heard", None):
         try:

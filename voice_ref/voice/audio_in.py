@@ -7,32 +7,45 @@ from __future__ import annotations
 
 import wave
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+import soundfile
 import soxr
 
 
+class AudioFileError(ValueError):
+    """A file that is no audio voice-ref can read; the message says which and why."""
+
+
+def check_audio(path: Path | str) -> None:
+    """Raise `AudioFileError` now, before anything is loaded, if `path` cannot be read."""
+    with _plain_errors(path):
+        soundfile.info(str(path))
+
+
 def read_wav(path: Path | str, sample_rate: int = 16000) -> np.ndarray:
-    """Read a PCM WAV file as float32 mono in [-1, 1], resampled to `sample_rate`."""
-    with wave.open(str(path), "rb") as wav:
-        channels = wav.getnchannels()
-        width = wav.getsampwidth()
-        rate = wav.getframerate()
-        raw = wav.readframes(wav.getnframes())
-    if width == 2:
-        audio = np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
-    elif width == 4:
-        audio = np.frombuffer(raw, dtype="<i4").astype(np.float32) / 2147483648.0
-    elif width == 1:
-        audio = (np.frombuffer(raw, dtype=np.uint8).astype(np.float32) - 128.0) / 128.0
-    else:
-        raise ValueError(f"{path}: unsupported sample width {width * 8} bits")
-    if channels > 1:
-        audio = audio.reshape(-1, channels).mean(axis=1)
+    """Read a recording (WAV of any sample format, FLAC, OGG: libsndfile) as float32 mono in
+    [-1, 1], resampled to `sample_rate`. Recorders and sox write 24/32-bit and float WAVs
+    (WAVE_FORMAT_EXTENSIBLE) that the standard library's `wave` cannot read."""
+    with _plain_errors(path):
+        audio, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+    audio = audio.mean(axis=1) if audio.shape[1] > 1 else audio[:, 0]
+    audio = np.ascontiguousarray(audio, dtype=np.float32)
     if rate != sample_rate:
         audio = soxr.resample(audio, rate, sample_rate).astype(np.float32)
     return audio
+
+
+@contextmanager
+def _plain_errors(path: Path | str) -> Iterator[None]:
+    """libsndfile's errors (a missing file, no audio, a truncated one) as `AudioFileError`."""
+    try:
+        yield
+    except (soundfile.LibsndfileError, RuntimeError, OSError) as exc:
+        raise AudioFileError(f"{path} is not an audio file voice-ref can read ({exc}); "
+                             "a WAV, FLAC or OGG recording is expected") from None
 
 
 def wav_blocks(
