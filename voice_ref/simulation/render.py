@@ -195,19 +195,22 @@ class Renderer:
         """The line as espeak-ng says it, or in two parts with a human pause between; a count
         said aloud with a pause after each number."""
         if COUNTING_PAUSE in text:
-            parts = []
-            for number in text.split(COUNTING_PAUSE):
-                gap = int(self.sample_rate * self.rng.uniform(*COUNTING_GAP_S))
-                parts += [_trimmed(espeak(number, voice, self.sample_rate)),
-                          np.zeros(gap, np.float32)]
-            return np.concatenate(parts[:-1])
+            return self._in_parts(text.split(COUNTING_PAUSE), COUNTING_GAP_S, voice)
         cut = pause_point(text, self._names) if self.pause_p > 0 else None
         if cut is None or self.rng.random() >= self.pause_p:
             return espeak(text, voice, self.sample_rate)
-        pause = np.zeros(int(self.sample_rate * self.rng.uniform(*PAUSE_S)), np.float32)
-        head = _trimmed(espeak(text[:cut].rstrip(" ,"), voice, self.sample_rate))
-        tail = _trimmed(espeak(text[cut:].strip(), voice, self.sample_rate))
-        return np.concatenate([head, pause, tail])
+        return self._in_parts([text[:cut].rstrip(" ,"), text[cut:].strip()], PAUSE_S, voice)
+
+    def _in_parts(self, parts: list[str], pause_s: tuple[float, float], voice: Voice) -> np.ndarray:
+        """`parts` said one after another without espeak-ng's own silence around them, a
+        human pause of `pause_s` seconds between each two."""
+        pieces: list[np.ndarray] = []
+        for i, part in enumerate(parts):
+            if i:
+                pause = int(self.sample_rate * self.rng.uniform(*pause_s))
+                pieces.append(np.zeros(pause, np.float32))
+            pieces.append(_trimmed(espeak(part, voice, self.sample_rate)))
+        return np.concatenate(pieces)
 
 
 def _trimmed(speech: np.ndarray, floor: float = 1e-4) -> np.ndarray:
