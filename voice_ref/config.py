@@ -80,7 +80,12 @@ class AudioSettings:
     output_device: str | int = ""
     holdoff_s: float = 0.3
     reask_after_s: float = 12.0
-    count_hold_s: float = 1.0  # a count of one waits this long for "dos" (counting aloud)
+    # Counting aloud: asked "¿Cuántas quinas hay?", a table often counts the dice out loud
+    # ("una, dos, tres") rather than saying the total. A count of one, and each count one
+    # above the count held, waits this long for the next number; the last one is the answer.
+    # Counted out loud, numbers come 0.3-0.8 s apart; an answer "una" is taken this much
+    # later (voice/session.py).
+    count_hold_s: float = 1.0
     push_to_talk: str = ""
 
 
@@ -221,7 +226,7 @@ def config_from_dict(data: dict[str, Any], base_dir: Path | None = None) -> Conf
             input_device=audio.get("input_device", ""),
             output_device=audio.get("output_device", ""),
             holdoff_s=float(audio.get("holdoff_s", 0.3)),
-            reask_after_s=float(audio.get("reask_after_s", 12.0)),
+            reask_after_s=float(audio.get("reask_after_s", AudioSettings.reask_after_s)),
             count_hold_s=float(audio.get("count_hold_s", AudioSettings.count_hold_s)),
             push_to_talk=str(audio.get("push_to_talk", "")),
         ),

@@ -19,6 +19,7 @@ from typing import TextIO
 
 import numpy as np
 
+from voice_ref.config import AudioSettings
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.language.expecting import QUESTIONS, Expecting
 from voice_ref.language.intents import Intent, NumberIntent
@@ -51,12 +52,6 @@ FRAGMENT_WAIT_S = 2.0
 # drops. Once more speech starts the question waits for it; what it says supersedes the
 # question unless it is table talk.
 CONFIRM_HOLD_S = 0.4
-# Counting aloud: asked "¿Cuántas quinas hay?", a table often counts the dice out loud
-# ("una, dos, tres") rather than saying the total. A count of one, and each count one above
-# the count held, waits this long for the next number; the last one is the answer. Counted
-# out loud, numbers come 0.3-0.8 s apart; an answer "una" is taken this much later
-# (`[audio] count_hold_s`).
-COUNT_HOLD_S = 1.0
 
 
 def table_contexts(referee: RefereePort) -> list[ListenContext]:
@@ -88,10 +83,10 @@ class VoiceSession:
         display: DisplayPort | None = None,
         json_out: TextIO | None = None,
         gate_self_hearing: bool = True,
-        reask_after_s: float = 12.0,
+        reask_after_s: float = AudioSettings.reask_after_s,
         fragment_wait_s: float = FRAGMENT_WAIT_S,
         confirm_hold_s: float = CONFIRM_HOLD_S,
-        count_hold_s: float = COUNT_HOLD_S,
+        count_hold_s: float = AudioSettings.count_hold_s,
         accept_audio: Callable[[float], bool] = lambda _t: True,
         on_listening: Callable[[int], None] | None = None,
         opening_extra: Mapping[str, object] | None = None,
