@@ -346,6 +346,24 @@ def test_table_talk_while_counting_keeps_the_count(tmp_path):
     assert _numbers(objects) == [2]
 
 
+@pytest.mark.parametrize(
+    ("parts", "answer"),
+    [
+        ([("hugo", 0.3), (None, 0.4), ("dos", 0.3), (None, 0.4), ("tres", 0.3)], 3),
+        ([("hugo", 0.3), (None, 0.4), ("dos", 0.3)], 2),  # "dos" alone, a moment later
+        # talk long before: "dos" is the answer at once and "tres" comes too late for it
+        ([("hugo", 0.3), (None, 2.0), ("dos", 0.3), (None, 0.4), ("tres", 0.3)], 2),
+        ([("hugo", 0.3), (None, 0.4), ("tres", 0.3), (None, 0.4), ("cuatro", 0.3)], 3),
+    ],
+)
+def test_a_count_from_two_right_after_talk_is_counted_aloud(tmp_path, parts, answer):
+    """The first "uno" of a count said aloud heard as talk ("Hugo."): the count that starts
+    at two within the hold is counted aloud; one from three, or after a while, is not."""
+    wav = ScriptedWav([*AFTER_DUDO, *parts, (None, 2.0)])
+    _session, _printed, objects = silent_session(tmp_path, wav)
+    assert _numbers(objects)[0] == answer
+
+
 def test_a_count_held_at_the_end_of_a_recording_is_taken(tmp_path):
     wav = ScriptedWav([*AFTER_DUDO, ("una", 0.3), (None, 0.2), ("dos", 0.3)])
     _session, _printed, objects = silent_session(tmp_path, wav)

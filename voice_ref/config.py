@@ -84,7 +84,8 @@ class AudioSettings:
     # ("una, dos, tres") rather than saying the total. A count of one, and each count one
     # above the count held, waits this long for the next number; the last one is the answer.
     # Counted out loud, numbers come 0.3-0.8 s apart; an answer "una" is taken this much
-    # later (voice/session.py).
+    # later. The first "uno" is sometimes heard as table talk ("Hugo."): a count of two
+    # that follows talk within the same wait is counted aloud too (voice/session.py).
     count_hold_s: float = 1.0
     push_to_talk: str = ""
 

@@ -115,6 +115,7 @@ class VoiceSession:
         self._pending_confirm: Intent | None = None  # awaiting "sí" after "¿Dijiste ...?"
         self._held_confirm: tuple[Heard, float] | None = None  # not asked yet: (verdict, at)
         self._held_count: tuple[Heard, float] | None = None  # counted aloud so far: (verdict, at)
+        self._count_talk_at: float | None = None  # talk while a count is asked: maybe "uno"
         self._last_question = ""
         self._quiet_since: float | None = None
         self._last_heard: tuple[str, float | None] | None = None
@@ -163,6 +164,8 @@ class VoiceSession:
             return
         if self._held_count is not None and t - self._held_count[1] >= self.count_hold_s:
             self._take_held_count()
+        if self._count_talk_at is not None and t - self._count_talk_at >= self.count_hold_s:
+            self._count_talk_at = None
         if self._held_confirm is not None and t - self._held_confirm[1] >= self.confirm_hold_s:
             self._ask_held_confirm()
         if self._fragment_at is not None and t - self._fragment_at >= self.fragment_wait_s:
@@ -214,6 +217,7 @@ class VoiceSession:
                 return  # table talk after the call: the held question stands
             self._held_confirm = None  # what the player went on to say supersedes it
         counted = self._counted(utterance, heard)
+        after_talk, self._count_talk_at = self._count_talk_at is not None, None
         if self._held_count is not None:
             if counted is None and heard.action == Action.IGNORE:
                 return  # table talk while counting: the count so far stands
@@ -222,9 +226,12 @@ class VoiceSession:
                 self._hold_count(_count_heard(heard, counted, utterance), t)
                 return
             # any other answer supersedes the count so far
-        if counted is not None and counted[0] == 1:  # "uno", or "uno, dos": counting aloud
+        # "uno", or "uno, dos": counting aloud; "dos" right after talk: "uno" was not heard
+        if counted is not None and (counted[0] == 1 or (counted[0] == 2 and after_talk)):
             self._hold_count(_count_heard(heard, counted, utterance), t)
             return
+        if counted is None and heard.action == Action.IGNORE and self._counting_asked():
+            self._count_talk_at = t  # perhaps a count's first number, heard as talk
         self._act(heard, t)
 
     def _act(self, heard: Heard, t: float | None) -> None:
@@ -245,13 +252,17 @@ class VoiceSession:
         """The numbers an answer to "¿cuántas hay?" says: the free transcript's when it counts
         up ("Uno, dos.": the chunk of a count said aloud, for which no phrase exists), else
         the count heard; None while no count is asked, or for anything else."""
-        if self.count_hold_s <= 0 or self.referee.expecting != Expecting.COUNT:
+        if not self._counting_asked():
             return None
         run = counting_up(utterance.free_text)
         if run is not None:
             return run
         heard_count = heard.action in (Action.ACCEPT, Action.CONFIRM)
         return (_value(heard),) if heard_count and _value(heard) >= 0 else None
+
+    def _counting_asked(self) -> bool:
+        """The table is asked for a count and may count aloud."""
+        return self.count_hold_s > 0 and self.referee.expecting == Expecting.COUNT
 
     def _hold_count(self, heard: Heard, t: float | None) -> None:
         """Wait `count_hold_s` for the next number counted aloud (none after a recording)."""
