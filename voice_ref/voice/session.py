@@ -216,23 +216,29 @@ class VoiceSession:
             if heard.action == Action.IGNORE:
                 return  # table talk after the call: the held question stands
             self._held_confirm = None  # what the player went on to say supersedes it
+        if not self._counting_aloud(utterance, heard, t):
+            self._act(heard, t)
+
+    def _counting_aloud(self, utterance: Utterance, heard: Heard, t: float | None) -> bool:
+        """Whether the utterance belongs to a count said aloud ("una, dos, tres") that may go
+        on: a number held for the next one, or talk that leaves the count so far standing."""
         counted = self._counted(utterance, heard)
         after_talk, self._count_talk_at = self._count_talk_at is not None, None
         if self._held_count is not None:
             if counted is None and heard.action == Action.IGNORE:
-                return  # table talk while counting: the count so far stands
+                return True  # table talk while counting: the count so far stands
             so_far, self._held_count = _value(self._held_count[0]), None
             if counted is not None and counted[0] == so_far + 1:  # the count goes on
                 self._hold_count(_count_heard(heard, counted, utterance), t)
-                return
+                return True
             # any other answer supersedes the count so far
         # "uno", or "uno, dos": counting aloud; "dos" right after talk: "uno" was not heard
         if counted is not None and (counted[0] == 1 or (counted[0] == 2 and after_talk)):
             self._hold_count(_count_heard(heard, counted, utterance), t)
-            return
+            return True
         if counted is None and heard.action == Action.IGNORE and self._counting_asked():
             self._count_talk_at = t  # perhaps a count's first number, heard as talk
-        self._act(heard, t)
+        return False
 
     def _act(self, heard: Heard, t: float | None) -> None:
         """Carry out a verdict on the game: a call taken, a question held, a fragment held."""
