@@ -124,7 +124,14 @@ def test_spelled_out_leaves_numbers_beyond_words_in_digits(text: str, spelled: s
         ("Cinco.", None),  # one number is an answer, not counting
         ("uno, dos, cuatro", None),  # not one by one
         ("veinte, uno", None),
-        ("uno y dos", None),  # other words
+        ("Uno, dos, tres y cuatro.", (1, 2, 3, 4)),  # a list's last item takes "y"
+        ("uno y dos", (1, 2)),
+        ("y tres, y cuatro", (3, 4)),  # a chunk of a count that goes on
+        ("veinte y veintiuno", (20, 21)),
+        ("veinte y uno", None),  # one number: 21
+        ("uno y", None),
+        ("uno y tres", None),
+        ("uno, otro dos", None),  # other words
         ("", None),
     ],
 )

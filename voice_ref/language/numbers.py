@@ -155,12 +155,15 @@ def words_to_number(text: str) -> int | None:
 
 def counting_up(text: str) -> tuple[int, ...] | None:
     """The numbers of a text that is only numbers counting up one by one, as a table counts
-    its dice aloud ("Uno, dos." -> (1, 2), "tres cuatro" -> (3, 4)); None for anything else,
-    a single number included ("Cinco." is no counting)."""
+    its dice aloud ("Uno, dos." -> (1, 2), "tres cuatro" -> (3, 4), "dos y tres" -> (2, 3):
+    Spanish lists join their last item with "y"); None for anything else, a single number
+    included ("Cinco." is no counting)."""
     tokens = tokenize(text)
     values: list[int] = []
     at = 0
     while at < len(tokens):
+        if tokens[at] == "y":  # "…, tres y cuatro" (a "y" inside a number is read with it)
+            at += 1
         found = read_number(tokens, at)
         if found is None:
             return None
