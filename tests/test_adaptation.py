@@ -144,6 +144,59 @@ def test_an_adapted_copy_changes_the_encoder_only(tools, tmp_path: Path) -> None
         tools.write_encoder(MODEL, tmp_path / "bad", {"decoder/layer_norm/beta": np.zeros(512)})
 
 
+def test_the_kernel_caches_are_bounded_unless_the_user_set_them(
+        tools, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    import os
+
+    monkeypatch.delenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", raising=False)
+    monkeypatch.setenv("LRU_CACHE_CAPACITY", "8")
+    tools.bound_kernel_caches()
+    assert os.environ["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == str(tools.KERNEL_CACHE_CAPACITY)
+    assert os.environ["LRU_CACHE_CAPACITY"] == "8"
+
+
+_TRAIN_A_LITTLE = """
+import sys
+from pathlib import Path
+from voice_ref.adaptation.training import TrainSettings, train
+train(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]),
+      TrainSettings(batch=2, threads=1), progress=lambda line: None)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.whisper_model
+def test_bounded_kernel_caches_train_the_same_weights(tools, tmp_path: Path) -> None:  # noqa: ANN001
+    """Each cache reads its size once per process, hence one process per size; a cache of
+    one kernel rebuilds every kernel it meets, the most a bound could change."""
+    import os
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(3)
+    lengths = [8000, 12000, 9600, 16000, 7200, 11200]  # six shapes, three batches
+    texts = ["Cinco quinas.", "Dudo", "Tres ases.", "Calzo", "Paso", "Dos tontos."]
+    audio = (rng.standard_normal(sum(lengths)) * 3000).astype(np.int16)
+    data = tmp_path / "clips"
+    data.mkdir()
+    np.save(data / "audio.npy", audio)
+    starts = np.cumsum([0, *lengths[:-1]])
+    (data / "clips.jsonl").write_text("".join(
+        json.dumps({"start": int(s), "length": n, "text": t}) + "\n"
+        for s, n, t in zip(starts, lengths, texts, strict=True)), "utf-8")
+    weights = {}
+    for capacity in ("1", "1024"):
+        env = {**os.environ, "ONEDNN_PRIMITIVE_CACHE_CAPACITY": capacity,
+               "LRU_CACHE_CAPACITY": capacity}
+        out = tmp_path / f"model_{capacity}"
+        subprocess.run([sys.executable, "-c", _TRAIN_A_LITTLE, str(data), str(MODEL), str(out)],
+                       env=env, check=True, timeout=600)
+        weights[capacity] = read_ct2_weights(out / "model.bin", "encoder/")
+    moved = read_ct2_weights(MODEL / "model.bin", "encoder/")
+    assert any(not np.array_equal(moved[k], weights["1"][k]) for k in moved)  # it trained
+    assert all(np.array_equal(weights["1"][k], weights["1024"][k]) for k in moved)
+
+
 @pytest.mark.slow
 @pytest.mark.whisper_model
 def test_the_command_leaves_a_model_with_its_thresholds(tools, tmp_path: Path, capsys) -> None:  # noqa: ANN001

@@ -188,8 +188,8 @@ def test_what_the_command_cannot_do_is_refused_before_any_work(
     assert not any(p.name.endswith(".partial") for p in (tmp_path / "models").iterdir())
 
 
-@pytest.mark.parametrize(("total_gb", "warned"), [(2.0, True), (4.0, True), (8.0, False),
-                                                  (None, False)])
+@pytest.mark.parametrize(("total_gb", "warned"), [(2.0, True), (3.5, True), (4.0, False),
+                                                  (8.0, False), (None, False)])
 def test_a_machine_short_of_memory_is_warned_before_adapting(
     total_gb: float | None, warned: bool
 ) -> None:

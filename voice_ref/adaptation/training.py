@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import os
 import random
 import shutil
 import time
@@ -266,9 +267,25 @@ def heap_trimmer() -> Callable[[], None]:
     return trim
 
 
+KERNEL_CACHE_CAPACITY = 64
+"""Kernels kept by each of PyTorch's two CPU kernel caches (oneDNN's and ideep's, both
+1,024 by default). In bfloat16 every new batch shape adds kernels: with the default sizes
+the memory in use grew ~20 MB a step and a default run peaked at 3.70 GB, with 64 at 3.02
+GB, the same weights and no slower (BENCHMARKS.md, session 35)."""
+
+
+def bound_kernel_caches(capacity: int = KERNEL_CACHE_CAPACITY) -> None:
+    """Cap PyTorch's oneDNN and ideep kernel caches unless the user already set them. Both
+    read their variable when first used, so this works after `import torch` as long as no
+    bfloat16 matrix product ran yet. Which kernel runs does not change: same weights."""
+    for variable in ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "LRU_CACHE_CAPACITY"):
+        os.environ.setdefault(variable, str(capacity))
+
+
 def train(data: Path, model: Path, out: Path, settings: TrainSettings,
           progress: Callable[[str], None] = print) -> None:
     """Adapt `model`'s encoder on the clips in `data` (`clips.build_clips`) into `out`."""
+    bound_kernel_caches()
     torch.manual_seed(settings.seed)
     torch.set_num_threads(settings.threads)
     rng = random.Random(settings.seed)
@@ -295,14 +312,21 @@ def train(data: Path, model: Path, out: Path, settings: TrainSettings,
         with torch.autocast("cpu", dtype=torch.bfloat16):
             logits = decoder(inputs, encoder(features(clips)))
         loss = F.cross_entropy(logits.float().transpose(1, 2), targets)
-        pull = sum(((p - start[n]) ** 2).sum() for n, p in encoder.named_parameters())
-        total = loss + settings.l2sp * pull if settings.l2sp else loss
+        total = loss + settings.l2sp * _drift(encoder, start) if settings.l2sp else loss
         opt.zero_grad()
         total.backward()
         opt.step()
         sched.step()
         shown = 0.98 * shown + 0.02 * loss.item() if step else loss.item()  # smoothed
         if step % 25 == 0 or step == len(plan) - 1:
-            progress(f"step {step + 1}/{len(plan)} loss {shown:.3f} drift {pull.item():.4f} "
+            with torch.no_grad():
+                drift = _drift(encoder, start).item()
+            progress(f"step {step + 1}/{len(plan)} loss {shown:.3f} drift {drift:.4f} "
                      f"{time.monotonic() - began:.0f} s")
     write_encoder(model, out, encoder.ct2_weights())
+
+
+def _drift(encoder: Encoder, start: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The squared distance of the encoder's weights from where they started (L2-SP)."""
+    return sum((((p - start[n]) ** 2).sum() for n, p in encoder.named_parameters()),
+               torch.zeros(()))
