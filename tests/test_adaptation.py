@@ -2,8 +2,9 @@
 
 The training clips are written as the phrase search scores them and are the same for a
 seed; the PyTorch Whisper the trainer builds from `model.bin` encodes as CTranslate2 does;
-an adapted copy differs from the model in the encoder's weights only; the command leaves
-a complete model folder with its decision thresholds, or nothing, and says why."""
+an adapted copy differs from the model in the encoder's weights only; bounding PyTorch's
+kernel caches (for memory) trains the same weights; the command leaves a complete model
+folder with its decision thresholds, or nothing, and says why."""
 
 from __future__ import annotations
 
