@@ -38,7 +38,7 @@ TORCH_FIX = ("pip install torch --index-url https://download.pytorch.org/whl/cpu
 MBROLA_FIX = ("sudo apt install mbrola mbrola-es1 mbrola-es2 mbrola-es4 (Debian: enable the "
               "contrib and non-free components)")
 MINUTES_PER_1000_CLIPS = 1.5  # training, 2 cores (BENCHMARKS.md, session 35: 14.8 min / 10,000)
-PEAK_MEMORY_GB = 2.9  # a default run's peak RSS, 2.8 GB (BENCHMARKS.md, session 35)
+PEAK_MEMORY_GB = 2.9  # a default run's peak RSS, 2.80-2.86 GB (BENCHMARKS.md, session 35)
 
 
 def _tell(message: str) -> None:
