@@ -147,7 +147,7 @@ def _auto_choice(config: Config, chosen: Path) -> str:
     if chosen != config.whisper_base:
         return f"speech model: {chosen}, adapted to the game"
     return (f"speech model: {chosen} (not adapted to the game; `voice-ref models adapt` "
-            "builds one that hears bids far better: about 20 minutes, once)")
+            "builds one that hears bids far better: about 17 minutes, once)")
 
 
 def model_and_recognizer(
