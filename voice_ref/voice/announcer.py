@@ -33,7 +33,7 @@ from typing import Protocol
 
 import numpy as np
 
-from voice_ref.config import VoiceSettings, load_config
+from voice_ref.config import AudioSettings, VoiceSettings, load_config
 from voice_ref.voice.audio_in import device_or_default, read_wav, write_wav
 from voice_ref.voice.voices import (
     Voice,
@@ -312,7 +312,7 @@ class Announcer:
         settings: VoiceSettings,
         output: SoundOutput | PrintOutput,
         *,
-        holdoff_s: float = 0.3,
+        holdoff_s: float = AudioSettings.holdoff_s,
         render: Callable[[str], Speech] | None = None,
     ) -> None:
         self.output = output
@@ -428,7 +428,7 @@ def make_announcer(
     *,
     silent: bool,
     output_device: str | int = "",
-    holdoff_s: float = 0.3,
+    holdoff_s: float = AudioSettings.holdoff_s,
     echo: Callable[[str], None] | None = None,
 ) -> Announcer:
     output = PrintOutput(echo) if silent else SoundOutput(output_device)
