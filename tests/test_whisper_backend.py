@@ -323,6 +323,40 @@ def test_a_store_of_the_older_walk_gets_its_end_checks_from_decoder_states(
     assert walk_rows(fresh_model) == 0  # prepared: known by its digest
 
 
+def test_preparing_holds_a_decoder_state_only_while_something_extends_it(
+    fresh_model: Path, monkeypatch
+) -> None:  # noqa: ANN001
+    """The walk's memory is the decoder states it holds (~25 kB a token position each): a
+    parent's is released once its last child is computed, a leaf's once its entries are
+    stored, an end check's is never kept. Released no sooner than that: the walk computes
+    the same rows and stores the same values, bit for bit, as one that keeps every state."""
+    from voice_ref.voice.asr import whisper_backend
+    from voice_ref.voice.asr.prefix_probe import PrefixProbe
+
+    held: list[int] = []
+    step = PrefixProbe._step
+
+    def counting_step(probe: PrefixProbe, *args) -> None:  # noqa: ANN002
+        step(probe, *args)
+        held.append(sum(1 for e in probe._entries.values() if e.state is not None))
+
+    monkeypatch.setattr(PrefixProbe, "_step", counting_step)
+
+    def prepare(folder: Path) -> tuple[int, int, np.lib.npyio.NpzFile]:
+        held.clear()
+        recognizer = whisper_backend.WhisperRecognizer(folder, threads=2, players=["Ana"])
+        recognizer.prepare([_count_context(["Ana"])])
+        return max(held), recognizer.prepare_rows, np.load(folder / "text-prior.npz")
+
+    states, rows, store = prepare(_linked_model(fresh_model / "walk"))
+    monkeypatch.setattr(PrefixProbe, "forget", lambda _probe, _sequences: None)
+    kept_states, kept_rows, kept_store = prepare(_linked_model(fresh_model / "keep_all"))
+    assert rows == kept_rows
+    assert np.array_equal(store["hashes"], kept_store["hashes"])
+    assert np.array_equal(store["values"], kept_store["values"])
+    assert states < 2 * whisper_backend.PREPARE_CHUNK < kept_states
+
+
 def test_a_background_prepare_leaves_the_work_to_another_process(fresh_model: Path) -> None:
     """`prepare(background=True)` returns without computing anything itself; once the
     low-priority process is done, the recognizer reads its work and an answer computes

@@ -82,13 +82,17 @@ class PrefixProbe:
     def root(self) -> tuple[float, TokenRow]:
         return self._result(())
 
-    def __call__(self, sequences: Sequence[Sequence[int]]) -> list[tuple[float, TokenRow]]:
-        """log P(sequence | audio) and its next-token `TokenRow`, for each sequence."""
+    def __call__(
+        self, sequences: Sequence[Sequence[int]], new_states: bool = True
+    ) -> list[tuple[float, TokenRow]]:
+        """log P(sequence | audio) and its next-token `TokenRow`, for each sequence.
+        `new_states` False: keep no decoder state of the sequences computed now (nothing
+        will extend them; each holds ~25 kB a token position)."""
         self._generation += 1
         if self.max_entries and len(self._entries) > self.max_entries:
             self._entries = {(): self._entries[()]}
         wanted = list(dict.fromkeys(tuple(s) for s in sequences))
-        self._extend([t for t in wanted if not self._complete(t)])
+        self._extend([t for t in wanted if not self._complete(t)], new_states)
         out = [self._result(tuple(s)) for s in sequences]
         if self.keep_states is KeepStates.RECENT:
             for key, e in self._entries.items():
@@ -98,7 +102,7 @@ class PrefixProbe:
 
     def forget(self, sequences: Iterable[Sequence[int]]) -> None:
         """Drop what is remembered of `sequences` (their decoder states above all): a walk
-        over a big trie is done with them once their subtrees are scored."""
+        over a big trie is done with them once nothing extends them."""
         for tokens in sequences:
             if tokens:
                 self._entries.pop(tuple(tokens), None)
@@ -135,7 +139,7 @@ class PrefixProbe:
         i = self.columns.get(token)
         return float(e.values[i]) if i is not None and i < len(e.values) else None
 
-    def _extend(self, keys: list[tuple[int, ...]]) -> None:
+    def _extend(self, keys: list[tuple[int, ...]], new_states: bool = True) -> None:
         """Score `keys` from their nearest extendable ancestors, all in as few decoder
         passes as `CHUNK_POSITIONS` allows (each pass has a fixed cost, whatever the
         number of new tokens per key)."""
@@ -153,14 +157,14 @@ class PrefixProbe:
         for task in tasks:
             n = len(task[0]) - task[1]
             if chunk and used + n > CHUNK_POSITIONS:
-                self._step(chunk)
+                self._step(chunk, new_states)
                 chunk, used = [], 0
             chunk.append(task)
             used += n
         if chunk:
-            self._step(chunk)
+            self._step(chunk, new_states)
 
-    def _step(self, part: list[tuple[tuple[int, ...], int, float]]) -> None:
+    def _step(self, part: list[tuple[tuple[int, ...], int, float]], new_states: bool) -> None:
         """One decoder pass: each key's new tokens after its ancestor key[:k]."""
         parents = [self._entries[key[:k]].state for key, k, _ in part]
         fed = [key[k:] for key, k, _ in part]
@@ -183,4 +187,5 @@ class PrefixProbe:
         last = counts - 1
         values = self._compact(hidden[np.arange(len(part)), last], norm[np.arange(len(part)), last])
         for i, ((key, _, lp), state) in enumerate(zip(part, stepped, strict=True)):
-            self._entries[key] = _Entry(lp + float(inner[i]), values[i], state, self._generation)
+            kept = state if new_states else None
+            self._entries[key] = _Entry(lp + float(inner[i]), values[i], kept, self._generation)

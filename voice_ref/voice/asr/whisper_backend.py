@@ -53,9 +53,10 @@ import logging
 import os
 import subprocess
 import time
+from collections import Counter
 from collections.abc import MutableMapping, Sequence
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -369,8 +370,10 @@ class WhisperRecognizer:
         only, where the end check alone took ~22 rows from the start.
 
         Depth first, `PREPARE_CHUNK` prefixes a decoder call, with a probe of its own that
-        forgets a chunk once its subtree is done: a level of the bench's "turn" trie has
-        ~10,000 prefixes, and their decoder states (~25 kB a token) took gigabytes. Only
+        holds a decoder state (~25 kB a token) only while something extends it: a level of
+        the bench's "turn" trie has ~10,000 prefixes, and their states took gigabytes when
+        kept; a chunk's, kept until its subtree was done, took ~120 MB of a new table's
+        peak (BENCHMARKS.md, session 36). Only
         subtrees that lack something are walked, and every prefix on the way gets its
         decoder state even when its own entries are stored (a store prepared by an older
         walk, another context's shared prefixes): a phrase's end check is then one row
@@ -384,18 +387,28 @@ class WhisperRecognizer:
         probe = PrefixProbe(self._decoder, self._silence, self._start(), self._columns)
         saved = time.monotonic()
 
-        def walk(items: list[tuple[list[int], Node]]) -> None:
+        def walk(items: list[tuple[list[int], Node, tuple[int, ...]]]) -> None:
+            """`items`: (prefix, its node, its parent prefix), siblings together, each
+            lacking something in its subtree (`todo`)."""
             nonlocal saved
-            items = [(tokens, node) for tokens, node in items if id(node) in todo]
+            waiting = Counter(parent for _, _, parent in items)  # children not computed yet
             for i in range(0, len(items), PREPARE_CHUNK):
                 part = items[i : i + PREPARE_CHUNK]
-                probe([tokens for tokens, _ in part])  # the states the rest extends
-                ends = [e for tokens, node in part for e in self._end_entries(tokens, node)]
-                prior.ensure([*(self._prefix_entries(t, n) for t, n in part), *ends], probe)
+                probe([tokens for tokens, _, _ in part])  # the states the rest extends
+                # A parent's state is needed until its last child's is computed: released
+                # then, not after the whole level (held states are the walk's memory).
+                waiting.subtract(parent for _, _, parent in part)
+                probe.forget(parent for parent in {p for _, _, p in part} if not waiting[parent])
+                ends = [e for tokens, node, _ in part for e in self._end_entries(tokens, node)]
+                prior.ensure([*(self._prefix_entries(t, n) for t, n, _ in part), *ends],
+                             partial(probe, new_states=False))  # nothing extends an end
                 probe.forget(sequence for sequence, _ in ends)
-                walk([(tokens + self._word_tokens(word), child)
-                      for tokens, node in part for word, child in node.children.items()])
-                probe.forget(tokens for tokens, _ in part)
+                children = [(tokens + self._word_tokens(word), child, tuple(tokens))
+                            for tokens, node, _ in part for word, child in node.children.items()
+                            if id(child) in todo]
+                parents = {parent for _, _, parent in children}
+                probe.forget(t for t, _, _ in part if tuple(t) not in parents)  # leaves: done
+                walk(children)
                 if time.monotonic() - saved > PREPARE_SAVE_S:
                     prior.save()
                     saved = time.monotonic()
@@ -403,7 +416,7 @@ class WhisperRecognizer:
                                 prior.computed)
 
         try:
-            walk([([], trie)])
+            walk([([], trie, ())])
         finally:
             self.prepare_rows += probe.rows
 
