@@ -139,7 +139,7 @@ class PrefixProbe:
         i = self.columns.get(token)
         return float(e.values[i]) if i is not None and i < len(e.values) else None
 
-    def _extend(self, keys: list[tuple[int, ...]], new_states: bool = True) -> None:
+    def _extend(self, keys: list[tuple[int, ...]], new_states: bool) -> None:
         """Score `keys` from their nearest extendable ancestors, all in as few decoder
         passes as `CHUNK_POSITIONS` allows (each pass has a fixed cost, whatever the
         number of new tokens per key)."""
