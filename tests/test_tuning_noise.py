@@ -1,0 +1,34 @@
+"""tools/tuning_noise.py: the noise the adapted model trains with is the tuning part's
+noise-only clips only, never a held-out one nor a speech clip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from tool_loader import load_tool
+
+from voice_ref.voice.audio_in import write_wav
+
+
+def _labelled(folder: Path, rows: list[dict]) -> None:
+    (folder / "wav").mkdir(parents=True)
+    for row in rows:
+        write_wav(folder / row["file"], np.full(800, 0.01, np.float32), 16000)
+    (folder / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_only_the_tuning_noise_only_clips_are_copied(tmp_path: Path) -> None:
+    tool = load_tool("tuning_noise")
+    _labelled(tmp_path / "dev", [
+        {"file": "wav/d0216.wav", "category": "noise_only", "voice": None},   # even: tuning
+        {"file": "wav/d0227.wav", "category": "noise_only", "voice": None},   # odd: held out
+        {"file": "wav/d0230.wav", "category": "noise_only", "voice": None},
+        {"file": "wav/d0004.wav", "category": "bid", "voice": "es+m1"},      # tuning speech
+    ])
+    copied = tool.copy_tuning_noise(tmp_path / "dev", tmp_path / "noise")
+    assert [p.name for p in copied] == ["d0216.wav", "d0230.wav"]
+    assert sorted(p.name for p in (tmp_path / "noise").iterdir()) == ["d0216.wav", "d0230.wav"]
+    assert (tmp_path / "noise" / "d0216.wav").read_bytes() == \
+        (tmp_path / "dev" / "wav" / "d0216.wav").read_bytes()
