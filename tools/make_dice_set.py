@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                   {**row, "noise": name, "snr": snr})
     with (args.out / "labels.jsonl").open("w", encoding="utf-8") as out:
         out.writelines(json.dumps(label, ensure_ascii=False) + "\n" for label in labels)
-    print(f"{len(labels)} clips ({len(labels) - 2 * len(clean)} dice alone) -> {args.out}")
+    alone = sum(label["category"] == "noise_only" for label in labels)
+    print(f"{len(labels)} clips ({alone} dice alone) -> {args.out}")
     return 0
 
 

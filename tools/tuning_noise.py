@@ -37,10 +37,11 @@ def main() -> int:
     parser.add_argument("source", type=Path, help="a labelled audio folder (labels.jsonl)")
     parser.add_argument("out", type=Path, help="folder to write the WAVs to")
     args = parser.parse_args()
-    if not (args.source / "labels.jsonl").is_file():
-        print(f"{args.source} has no labels.jsonl", file=sys.stderr)
+    try:
+        copied = copy_tuning_noise(args.source, args.out)
+    except FileNotFoundError as exc:  # no labels.jsonl: `load_labels` says so
+        print(exc, file=sys.stderr)
         return 2
-    copied = copy_tuning_noise(args.source, args.out)
     if not copied:
         print(f"{args.source} has no tuning noise-only clips", file=sys.stderr)
         return 2
