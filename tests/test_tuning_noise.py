@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from tool_loader import load_tool
 
 from voice_ref.voice.audio_in import write_wav
@@ -32,3 +33,25 @@ def test_only_the_tuning_noise_only_clips_are_copied(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "noise").iterdir()) == ["d0216.wav", "d0230.wav"]
     assert (tmp_path / "noise" / "d0216.wav").read_bytes() == \
         (tmp_path / "dev" / "wav" / "d0216.wav").read_bytes()
+
+
+def test_a_folder_with_other_recordings_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    tool = load_tool("tuning_noise")
+    _labelled(tmp_path / "dev", [
+        {"file": "wav/d0216.wav", "category": "noise_only", "voice": None},
+    ])
+    (tmp_path / "noise").mkdir()
+    (tmp_path / "noise" / "my_kitchen.wav").write_bytes(b"RIFF")
+    with pytest.raises(tool.StrayRecordings, match="my_kitchen.wav"):
+        tool.copy_tuning_noise(tmp_path / "dev", tmp_path / "noise")
+    assert [p.name for p in (tmp_path / "noise").iterdir()] == ["my_kitchen.wav"]
+
+
+def test_copying_again_into_the_same_folder_is_fine(tmp_path: Path) -> None:
+    tool = load_tool("tuning_noise")
+    _labelled(tmp_path / "dev", [
+        {"file": "wav/d0216.wav", "category": "noise_only", "voice": None},
+    ])
+    tool.copy_tuning_noise(tmp_path / "dev", tmp_path / "noise")
+    again = tool.copy_tuning_noise(tmp_path / "dev", tmp_path / "noise")
+    assert [p.name for p in again] == ["d0216.wav"]

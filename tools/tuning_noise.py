@@ -19,10 +19,21 @@ from pathlib import Path
 from voice_ref.voice.bench import load_labels, split_of
 
 
+class StrayRecordings(Exception):
+    """`out` already holds WAVs that are not tuning noise: adapt would train on them too."""
+
+
 def copy_tuning_noise(source: Path, out: Path) -> list[Path]:
-    """The copied files, in label order."""
+    """The copied files, in label order. Raises `StrayRecordings`, copying nothing, when
+    `out` has other WAVs (a re-run into the same folder is fine)."""
     clips = [row for row in load_labels(source)
              if row.get("category") == "noise_only" and split_of(row) == "tuning"]
+    names = {Path(row["file"]).name for row in clips}
+    stray = sorted(p.name for p in out.glob("*.wav") if p.name not in names) if out.is_dir() else []
+    if stray:
+        raise StrayRecordings(f"{out} already has other WAV files ({', '.join(stray[:3])}"
+                              f"{', ...' if len(stray) > 3 else ''}); `models adapt --noise` "
+                              "would train on every WAV there: give a new or empty folder")
     out.mkdir(parents=True, exist_ok=True)
     copied = []
     for row in clips:
@@ -39,7 +50,7 @@ def main() -> int:
     args = parser.parse_args()
     try:
         copied = copy_tuning_noise(args.source, args.out)
-    except FileNotFoundError as exc:  # no labels.jsonl: `load_labels` says so
+    except (FileNotFoundError, StrayRecordings) as exc:  # each says what is wrong
         print(exc, file=sys.stderr)
         return 2
     if not copied:
