@@ -226,3 +226,16 @@ def test_the_command_leaves_a_model_with_its_thresholds(tools, tmp_path: Path, c
     table = config_from_dict({"asr": {"backend": "whisper", "whisper_model": str(out)}})
     limits = thresholds_from(with_model_decision(table))
     assert {k: getattr(limits, k) for k in command.RECIPE_THRESHOLDS} == command.RECIPE_THRESHOLDS
+
+
+@pytest.mark.parametrize(("found", "said"), [
+    (("es1", "es2", "es4"), None),                         # the measured recipe
+    ((), "no MBROLA Spanish voices"),
+    (("es1", "es4"), "MBROLA voices missing: es2; adapting with es1, es4 only"),
+])
+def test_the_command_says_when_mbrola_voices_are_missing(
+        found: tuple[str, ...], said: str | None) -> None:
+    from voice_ref.adaptation.command import mbrola_note
+
+    note = mbrola_note(found)
+    assert (note is None) if said is None else (note is not None and said in note)

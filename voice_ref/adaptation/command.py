@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from voice_ref.adaptation.clips import ClipRecipe, installed_mbrola
+from voice_ref.adaptation.clips import MBROLA, ClipRecipe, installed_mbrola
 from voice_ref.config import ADAPTED_WHISPER_MODEL
 from voice_ref.language.lexicon import WORD_LIST
 from voice_ref.voice.asr.select import DECISION_FILE
@@ -93,6 +93,19 @@ def write_model_card(folder: Path, recipe: ClipRecipe, noise: str | None, second
                                             encoding="utf-8")
 
 
+def mbrola_note(found: tuple[str, ...]) -> str | None:
+    """What to tell when the MBROLA voices found are not all of the measured recipe's."""
+    if not found:
+        return ("no MBROLA Spanish voices: adapting with espeak-ng voices only (the measured "
+                f"recipe also has MBROLA's recorded diphones). To add them: {MBROLA_FIX}")
+    missing = [db for db in MBROLA if db not in found]
+    if missing:
+        return (f"MBROLA voices missing: {', '.join(missing)}; adapting with "
+                f"{', '.join(found)} only, so the model will differ from the measured one. "
+                f"To add them: {MBROLA_FIX}")
+    return None
+
+
 def main_adapt(args: argparse.Namespace) -> int:
     from voice_ref.config import load_config
     from voice_ref.simulation.render import NoiseBank
@@ -120,9 +133,9 @@ def main_adapt(args: argparse.Namespace) -> int:
     if warning is not None:
         _tell(warning)
     mbrola = () if args.no_mbrola else installed_mbrola()
-    if not mbrola and not args.no_mbrola:
-        _tell("no MBROLA Spanish voices: adapting with espeak-ng voices only (the measured "
-              f"recipe also has MBROLA's recorded diphones). To add them: {MBROLA_FIX}")
+    note = None if args.no_mbrola else mbrola_note(mbrola)
+    if note is not None:
+        _tell(note)
     recipe = ClipRecipe(clips=args.clips, seed=args.seed, mbrola=mbrola)
     began = time.monotonic()
     work = out.parent / f".{out.name}.partial"
