@@ -55,3 +55,18 @@ def test_copying_again_into_the_same_folder_is_fine(tmp_path: Path) -> None:
     tool.copy_tuning_noise(tmp_path / "dev", tmp_path / "noise")
     again = tool.copy_tuning_noise(tmp_path / "dev", tmp_path / "noise")
     assert [p.name for p in again] == ["d0216.wav"]
+
+
+def test_an_output_path_that_is_a_file_gets_a_plain_answer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tool = load_tool("tuning_noise")
+    _labelled(tmp_path / "dev", [
+        {"file": "wav/d0216.wav", "category": "noise_only", "voice": None},
+    ])
+    out = tmp_path / "noise"
+    out.write_text("not a folder")
+    monkeypatch.setattr("sys.argv", ["tuning_noise", str(tmp_path / "dev"), str(out)])
+    assert tool.main() == 2
+    assert str(out) in capsys.readouterr().err
+    assert out.read_text() == "not a folder"

@@ -50,7 +50,7 @@ def main() -> int:
     args = parser.parse_args()
     try:
         copied = copy_tuning_noise(args.source, args.out)
-    except (FileNotFoundError, StrayRecordings) as exc:  # each says what is wrong
+    except (OSError, StrayRecordings) as exc:  # no labels.jsonl, an unwritable folder, ...
         print(exc, file=sys.stderr)
         return 2
     if not copied:
