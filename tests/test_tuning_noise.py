@@ -40,11 +40,13 @@ def test_a_folder_with_other_recordings_is_refused_and_left_as_it_was(tmp_path: 
     _labelled(tmp_path / "dev", [
         {"file": "wav/d0216.wav", "category": "noise_only", "voice": None},
     ])
-    (tmp_path / "noise").mkdir()
-    (tmp_path / "noise" / "my_kitchen.wav").write_bytes(b"RIFF")
+    (tmp_path / "noise" / "old").mkdir(parents=True)
+    (tmp_path / "noise" / "old" / "my_kitchen.wav").write_bytes(b"RIFF")  # adapt reads subfolders
     with pytest.raises(tool.StrayRecordings, match="my_kitchen.wav"):
         tool.copy_tuning_noise(tmp_path / "dev", tmp_path / "noise")
-    assert [p.name for p in (tmp_path / "noise").iterdir()] == ["my_kitchen.wav"]
+    left = sorted(p.relative_to(tmp_path / "noise").as_posix()
+                  for p in (tmp_path / "noise").rglob("*"))
+    assert left == ["old", "old/my_kitchen.wav"]
 
 
 def test_copying_again_into_the_same_folder_is_fine(tmp_path: Path) -> None:

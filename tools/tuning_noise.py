@@ -16,11 +16,12 @@ import shutil
 import sys
 from pathlib import Path
 
+from voice_ref.simulation.render import NoiseBank
 from voice_ref.voice.bench import load_labels, split_of
 
 
 class StrayRecordings(Exception):
-    """`out` already holds WAVs that are not tuning noise: adapt would train on them too."""
+    """`out` already holds recordings that are not tuning noise: adapt would train on them too."""
 
 
 def copy_tuning_noise(source: Path, out: Path) -> list[Path]:
@@ -28,12 +29,14 @@ def copy_tuning_noise(source: Path, out: Path) -> list[Path]:
     `out` has other WAVs (a re-run into the same folder is fine)."""
     clips = [row for row in load_labels(source)
              if row.get("category") == "noise_only" and split_of(row) == "tuning"]
-    names = {Path(row["file"]).name for row in clips}
-    stray = sorted(p.name for p in out.glob("*.wav") if p.name not in names) if out.is_dir() else []
+    targets = {out / Path(row["file"]).name for row in clips}
+    # What `models adapt --noise out` would read, beside what this copies.
+    stray = ([str(p.relative_to(out)) for p in NoiseBank.recordings(out) if p not in targets]
+             if out.is_dir() else [])
     if stray:
-        raise StrayRecordings(f"{out} already has other WAV files ({', '.join(stray[:3])}"
-                              f"{', ...' if len(stray) > 3 else ''}); `models adapt --noise` "
-                              "would train on every WAV there: give a new or empty folder")
+        raise StrayRecordings(f"{out} already has recordings that `models adapt --noise` "
+                              f"would train on ({', '.join(stray[:3])}"
+                              f"{', ...' if len(stray) > 3 else ''}): give a new or empty folder")
     out.mkdir(parents=True, exist_ok=True)
     copied = []
     for row in clips:

@@ -62,18 +62,23 @@ class NoiseBank:
         if not self.clips:
             raise ValueError("no usable (non-silent) noise recording")
 
+    @staticmethod
+    def recordings(folder: Path) -> list[Path]:
+        """The files `load` reads from an existing `folder`: its labelled noise-only clips,
+        else every WAV under it (subfolders too)."""
+        labels = folder / "labels.jsonl"
+        if labels.is_file():
+            rows = [json.loads(x) for x in labels.read_text(encoding="utf-8").splitlines()
+                    if x.strip()]
+            return [folder / r["file"] for r in rows if r.get("category") == "noise_only"]
+        return sorted(folder.rglob("*.wav"))
+
     @classmethod
     def load(cls, folder: Path | str, sample_rate: int = RATE) -> NoiseBank:
         folder = Path(folder)
         if not folder.is_dir():
             raise ValueError(f"the noise folder {folder} does not exist")
-        labels = folder / "labels.jsonl"
-        if labels.is_file():
-            rows = [json.loads(x) for x in labels.read_text(encoding="utf-8").splitlines()
-                    if x.strip()]
-            files = [folder / r["file"] for r in rows if r.get("category") == "noise_only"]
-        else:
-            files = sorted(folder.rglob("*.wav"))
+        files = cls.recordings(folder)
         if not files:
             raise ValueError(f"no noise recordings (*.wav, or noise-only clips) in {folder}")
         return cls([read_wav(f, sample_rate) for f in files])
