@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 RECIPE_THRESHOLDS = {"talk_similarity": 0.65, "sure_talk": -1.2}
 TORCH_FIX = ("pip install torch --index-url https://download.pytorch.org/whl/cpu "
              "(the CPU build; then pip install -e '.[adapt]')")
-MBROLA_FIX = ("sudo apt install mbrola mbrola-es1 mbrola-es2 mbrola-es4 (Debian: enable the "
-              "contrib and non-free components)")
+MBROLA_FIX = (f"sudo apt install mbrola {' '.join(f'mbrola-{db}' for db in MBROLA)} (Debian: "
+              "enable the contrib and non-free components)")
 MINUTES_PER_1000_CLIPS = 1.5  # training, 2 cores (BENCHMARKS.md, session 35: 14.8 min / 10,000)
 PEAK_MEMORY_GB = 2.9  # a default run's peak RSS, 2.80-2.86 GB (BENCHMARKS.md, session 35)
 
@@ -133,8 +133,7 @@ def main_adapt(args: argparse.Namespace) -> int:
     if warning is not None:
         _tell(warning)
     mbrola = () if args.no_mbrola else installed_mbrola()
-    note = None if args.no_mbrola else mbrola_note(mbrola)
-    if note is not None:
+    if not args.no_mbrola and (note := mbrola_note(mbrola)) is not None:
         _tell(note)
     recipe = ClipRecipe(clips=args.clips, seed=args.seed, mbrola=mbrola)
     began = time.monotonic()
