@@ -1,9 +1,11 @@
-"""tools/make_dice_set.py: dice alone at each peak, and the held-out voices' clean lines
-with dice rattling under them at the label's SNR (the recordings faked here: no apt)."""
+"""The held-out noise sets of tools/ (`held_out_noise`): dice and music alone at each
+peak, and the held-out voices' clean lines with them under at the label's SNR (the
+recordings faked here: no apt)."""
 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +49,7 @@ def test_dice_alone_and_under_held_out_speech(tmp_path, monkeypatch):
     made = [json.loads(x) for x in (tmp_path / "dice" / "labels.jsonl").read_text().splitlines()]
     assert all(m["split"] == "heldout" for m in made)
     alone = [m for m in made if m["category"] == "noise_only"]
-    assert len(alone) == 8 * len(tool.PEAKS_DBFS)
+    assert len(alone) == 8 * len(load_tool("held_out_noise").PEAKS_DBFS)
     for m in alone:
         clip = read_wav(tmp_path / "dice" / m["file"], RATE)
         assert 20 * np.log10(np.max(np.abs(clip))) == pytest.approx(
@@ -59,3 +61,30 @@ def test_dice_alone_and_under_held_out_speech(tmp_path, monkeypatch):
         rattle = noisy - _tone(1000, 1.0)
         assert 10 * np.log10(active_power(_tone(1000, 1.0)) / np.mean(rattle**2)) == \
             pytest.approx(m["snr"], abs=0.3)
+
+
+def test_music_excerpts_come_from_the_middle_of_each_track():
+    tool = load_tool("make_music_set")
+    size = int(tool.EXCERPT_S * RATE)
+    tracks = {"long": np.arange(100 * RATE, dtype=np.float32), "short": _tone(300, 3.0)}
+    cut = tool.excerpts(tracks, random.Random(1))
+    assert len(cut["long"]) == size
+    start = int(cut["long"][0])
+    low, high = tool.START_RANGE
+    assert low * 100 * RATE <= start <= high * 100 * RATE
+    assert np.array_equal(cut["short"], tracks["short"])  # shorter than an excerpt: all of it
+
+
+def test_music_alone_and_under_held_out_speech(tmp_path, monkeypatch):
+    tool = load_tool("make_music_set")
+    fake = {name: _tone(200 + 50 * i, 12.0) for i, name in enumerate(tool.RECORDINGS)}
+    monkeypatch.setattr(tool, "fetch", lambda debs, work: fake)
+    _dev_like(tmp_path / "dev")
+    assert tool.main([str(tmp_path / "dev"), str(tmp_path / "music")]) == 0
+    made = [json.loads(x) for x in (tmp_path / "music" / "labels.jsonl").read_text().splitlines()]
+    alone = [m for m in made if m["category"] == "noise_only"]
+    assert len(alone) == len(tool.RECORDINGS) * len(load_tool("held_out_noise").PEAKS_DBFS)
+    assert {m["noise"] for m in alone} == set(tool.RECORDINGS)
+    speech = [m for m in made if m["category"] != "noise_only"]
+    assert [(m["text"], m["snr"]) for m in speech] == [("cinco quinas", 6), ("cinco quinas", 12)]
+    assert all(m["noise"] in tool.RECORDINGS for m in speech)
