@@ -88,3 +88,14 @@ def test_music_alone_and_under_held_out_speech(tmp_path, monkeypatch):
     speech = [m for m in made if m["category"] != "noise_only"]
     assert [(m["text"], m["snr"]) for m in speech] == [("cinco quinas", 6), ("cinco quinas", 12)]
     assert all(m["noise"] in tool.RECORDINGS for m in speech)
+
+
+def test_music_playlist_is_the_excerpts_one_after_another(tmp_path, monkeypatch):
+    tool = load_tool("make_music_set")
+    fake = {name: _tone(200 + 50 * i, 12.0) for i, name in enumerate(tool.RECORDINGS)}
+    monkeypatch.setattr(tool, "fetch", lambda debs, work: fake)
+    assert tool.main(["--playlist", str(tmp_path / "radio.wav")]) == 0
+    radio = read_wav(tmp_path / "radio.wav", RATE)
+    assert len(radio) == len(tool.RECORDINGS) * int(tool.EXCERPT_S * RATE)
+    with pytest.raises(SystemExit):
+        tool.main([])  # neither a set nor a playlist

@@ -16,6 +16,9 @@ git.
 
     python tools/make_music_set.py ../shared/audio/dev build/music
     voice-ref bench --audio build/music --backend whisper
+
+`--playlist WAV` writes only the excerpts one after another (96 s), for a radio on under
+whole games: `voice-ref bench --games N --background WAV`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from held_out_noise import extract, write_set  # noqa: E402
 
 from voice_ref.simulation.render import RATE  # noqa: E402
+from voice_ref.voice.audio_in import write_wav  # noqa: E402
 
 _DRASCULA = "usr/share/scummvm/drascula/audio"
 _SINGULARITY = "usr/share/games/singularity/music"
@@ -76,15 +80,24 @@ def excerpts(tracks: dict[str, np.ndarray], rng: random.Random) -> dict[str, np.
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("src", type=Path, help="the DEV set (labels.jsonl, wav/)")
-    ap.add_argument("out", type=Path)
+    ap.add_argument("src", type=Path, nargs="?", help="the DEV set (labels.jsonl, wav/)")
+    ap.add_argument("out", type=Path, nargs="?")
+    ap.add_argument("--playlist", type=Path, metavar="WAV", help="write only the excerpts "
+                    "one after another (for `voice-ref bench --games --background`) and stop")
     ap.add_argument("--debs", type=Path, help="a folder with (or for) the three .deb files")
     ap.add_argument("--seed", type=int, default=20261207)
     args = ap.parse_args(argv)
+    if args.playlist is None and (args.src is None or args.out is None):
+        ap.error("give SRC and OUT (a clip set), or --playlist WAV")
     with tempfile.TemporaryDirectory(prefix="voice_ref_music_") as tmp:
         debs = args.debs or Path(tmp)
         debs.mkdir(parents=True, exist_ok=True)
         music = excerpts(fetch(debs, Path(tmp)), random.Random(args.seed))
+    if args.playlist is not None:
+        playlist = np.concatenate(list(music.values()))
+        write_wav(args.playlist, playlist, RATE)  # its level is the bench's to set
+        print(f"{len(playlist) / RATE:.0f} s of music -> {args.playlist}")
+        return 0
     labels = write_set(args.src, args.out, alone=music, under=list(music.items()),
                        stem="music", seed=args.seed)
     alone = sum(label["category"] == "noise_only" for label in labels)
