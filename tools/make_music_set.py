@@ -6,11 +6,11 @@ Real recordings from three Debian packages' game soundtracks, three composers:
 `drascula-music` (Drascula, a Spanish adventure game), `singularity-music` (Endgame:
 Singularity) and `hyperrogue-music` (HyperRogue). Drascula's track 30 has a passage that
 the voice detector takes for speech and Whisper writes as Spanish words ("No somos lo
-amor se pone"), as a song on the radio would be; the other excerpts sound instrumental. No set and no training ever
-heard them. Four tracks of each, one excerpt of `EXCERPT_S` seconds per track from a
-seeded place in its middle, written as `held_out_noise` writes every such set: each
-excerpt alone at four peaks, and the DEV set's clean held-out-voice lines with the
-excerpts in turn under them at 6 and 12 dB.
+amor se pone"), as a song on the radio would be; the other excerpts sound instrumental.
+No set and no training ever heard them. Four tracks of each, one excerpt of `EXCERPT_S`
+seconds per track from a seeded place in its middle, written as `held_out_noise` writes
+every such set: each excerpt alone at four peaks, and the DEV set's clean held-out-voice
+lines with the excerpts in turn under them at 6 and 12 dB.
 
 Deterministic (seeded). Needs `apt-get download` (or `--debs` with the three .deb files,
 about 150 MB), `dpkg-deb` and sox with OGG support (`libsox-fmt-all`). WAVs go outside
