@@ -8,13 +8,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from voice_ref.config import load_config
 from voice_ref.dialogue.referee import Referee
 from voice_ref.dialogue.setup import TableSetup
 from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent, NumberIntent
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
-from voice_ref.voice.decision import Thresholds, decide, game_view, make_decider, phrases_now
+from voice_ref.voice.decision import (
+    Decider,
+    Thresholds,
+    decide,
+    game_view,
+    make_decider,
+    phrases_now,
+)
 from voice_ref.voice.decision.readings import readings
 from voice_ref.voice.decision.table import taken_back
 
@@ -254,3 +263,42 @@ def test_the_count_leans_on_the_odds_of_the_dice(tmp_path: Path) -> None:
 def test_no_count_odds_outside_the_count(tmp_path: Path) -> None:
     referee = referee_at_a_bid(tmp_path, "dos sextos")
     assert game_view(referee, referee.expecting).count_logp == {}
+
+
+def free(text: str, fluency: float | None) -> Utterance:
+    """Only what a backend listening for sí / no has of a call: its free transcript."""
+    return Utterance((Hypothesis(text, 1.0),), 0.0, 1.0, free_text=text, free_fluency=fluency)
+
+
+@pytest.mark.parametrize(
+    ("said", "fluency", "call"),
+    [
+        ("Cuatro quinas.", -0.2, BidIntent(quantity=4, face=5)),
+        ("Dudo.", -0.3, DudoIntent()),
+        ("Cuatro quinas.", -1.5, None),  # not sure of it: no call
+        ("Cuarenta quinas.", -0.2, None),  # more dice than the 15 on the table
+        ("Sí.", -0.1, None),  # an answer to the question itself
+        ("Beto.", -0.1, None),  # a name
+        ("Hace calor.", -0.1, None),  # talk
+        ("", None, None),
+    ],
+)
+def test_a_call_said_instead_of_si_or_no_is_read_from_the_free_transcript(
+    tmp_path: Path, said: str, fluency: float | None, call
+) -> None:
+    """While "¿Dijiste …?" waits, the recognizer listens for sí / no only: a call said
+    again is in the free transcript alone, and counts only when sure and possible now."""
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    decider = Decider(Parser(list(referee.players)), Thresholds())
+    view = game_view(referee, referee.expecting)
+    assert decider.call_in_free_transcript(free(said, fluency), view) == call
+
+
+def test_the_call_said_instead_of_si_or_no_is_asked_about(tmp_path: Path) -> None:
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    decide = make_decider(load_config())
+    heard = decide(free("Cuatro quinas.", -0.2), referee, "yes_no")
+    assert heard.action == "confirm" and heard.intent == BidIntent(quantity=4, face=5)
+    assert heard.question == "¿Dijiste cuatro quinas?"
+    talk = decide(free("Hace calor.", -0.2), referee, "yes_no")
+    assert talk.action == "ignore"

@@ -26,7 +26,14 @@ from voice_ref.language.intents import Intent, NumberIntent
 from voice_ref.language.inventory import EXPECTING, Phrase
 from voice_ref.language.numbers import counting_up
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
-from voice_ref.voice.decision import Action, DeciderFn, Heard, HoldsFragments, phrases_now
+from voice_ref.voice.decision import (
+    CONFIRMATION_KINDS,
+    Action,
+    DeciderFn,
+    Heard,
+    HoldsFragments,
+    phrases_now,
+)
 from voice_ref.voice.display import TableView
 from voice_ref.voice.ports import AnnouncerPort, DisplayPort, RefereePort
 
@@ -310,6 +317,11 @@ class VoiceSession:
             self._respond(self.referee.handle_intent(intent, heard=heard.text))
         elif kind == "no":
             self._ask(self.referee.prompts.say("ask.say_again"))
+        elif heard.action == Action.CONFIRM and getattr(heard.intent, "type", None) not in (
+            None, *CONFIRMATION_KINDS
+        ):  # a call said instead (the question unheard): ask about that call now
+            self._pending_confirm = heard.intent
+            self._ask(heard.question)
         else:
             self._pending_confirm = intent  # not an answer: the question stands
             if heard.action != Action.IGNORE:

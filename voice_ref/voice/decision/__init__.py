@@ -53,7 +53,10 @@ bench. Steps, for each utterance:
    instead of ignored. Answering the loop's own "¿Dijiste …?" (`GameView.confirming`),
    a "no" needs only `accept`, whatever the free transcript says (a wrong "no" costs
    the table what the question asked again costs: one line), and a doubted "sí" needs
-   `accept_doubted_yes` (two answers to choose from: a share says less).
+   `accept_doubted_yes` (two answers to choose from: a share says less). Neither sí nor
+   no, but a sure free transcript that spells a call possible now (the player never
+   heard the question and said the call again; only sí and no were listened for):
+   that call is confirmed in its turn (`Decider.call_in_free_transcript`).
 6. **Legality.** An illegal best reading with a legal one within `confirm_margin`
    confirms the legal one (a misheard bid); otherwise the illegal one is accepted so
    the referee explains why (bad input gets a clear answer and changes nothing).
@@ -95,9 +98,10 @@ from voice_ref.voice.decision.table import (
 )
 from voice_ref.voice.decision.thresholds import Thresholds, thresholds_from
 from voice_ref.voice.decision.values import Action, Decision, Reading
-from voice_ref.voice.decision.view import GameView
+from voice_ref.voice.decision.view import CONFIRMATION_KINDS, GameView
 
 __all__ = [
+    "CONFIRMATION_KINDS",
     "Action",
     "Decider",
     "DeciderFn",

@@ -7,15 +7,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from voice_ref.language.intents import NameOnlyIntent
+from voice_ref.language.intents import Intent, NameOnlyIntent
 from voice_ref.language.lexicon import Lexicon
+from voice_ref.language.spoken import spelled_out
 from voice_ref.voice.asr.base import ListenContext, Utterance
 from voice_ref.voice.decision.decide import decide
 from voice_ref.voice.decision.fragments import Fragment, fragment_lead, joined, unfinished
 from voice_ref.voice.decision.readings import TextParser
 from voice_ref.voice.decision.thresholds import Thresholds, thresholds_from
 from voice_ref.voice.decision.values import Action, Decision
-from voice_ref.voice.decision.view import GameView, is_name
+from voice_ref.voice.decision.view import CONFIRMATION_KINDS, GameView, is_name
 
 if TYPE_CHECKING:
     from voice_ref.config import Config
@@ -72,6 +73,21 @@ class Decider:
         if alone.action == Action.IGNORE:  # the fragment was not understood: say so
             return replace(alone, action=Action.REASK, why=f"fragment {held.lead!r} not understood")
         return alone
+
+    def call_in_free_transcript(self, utterance: Utterance, view: GameView) -> Intent | None:
+        """The game call a sure free transcript spells, if `view` (the game's) allows it.
+        While the loop's "¿Dijiste …?" stands, the recognizer listens for sí / no only, so
+        a player who never heard the question (a radio on, someone talking over it) and
+        says the call again is heard in the free transcript alone (BENCHMARKS.md, session
+        39: a table stuck 79 lines on one "¿Dijiste calzo?")."""
+        free = utterance.free_text.strip()
+        fluency = utterance.free_fluency
+        if not free or fluency is None or fluency < self.limits.fluent:
+            return None
+        intent = self.parser.parse(spelled_out(free)).intent
+        if intent is None or intent.type in CONFIRMATION_KINDS or not view.possible(intent):
+            return None  # no call: sí, no, a name, "repite" answer the question itself
+        return intent
 
     def _decide(self, utterance: Utterance, view: GameView) -> Decision:
         return decide(utterance, self.parser, view=view, limits=self.limits, lexicon=self.lexicon)

@@ -214,12 +214,22 @@ class TableDecider:
 
     def __call__(self, utterance: Utterance, referee: RefereePort, expecting: str) -> Heard:
         nos = self._refusals_now(referee)
-        verdict = self._decider(referee)(utterance, game_view(referee, expecting, nos))
+        decider = self._decider(referee)
+        verdict = decider(utterance, game_view(referee, expecting, nos))
         if expecting == referee.expecting:
             if verdict.action == Action.CONFIRM:  # the loop asks about the latest one
                 self._asked = verdict.intent
         elif verdict.action == Action.ACCEPT and isinstance(verdict.intent, NoIntent):
             self._refusals = nos.with_no(self._asked)  # "no" to our "¿Dijiste …?"
+        elif verdict.action == Action.IGNORE:  # no answer to our "¿Dijiste …?": a call?
+            call = decider.call_in_free_transcript(
+                utterance, game_view(referee, referee.expecting, nos)
+            )
+            if call is not None:  # asked about in its turn: a question, never an action
+                self._asked = call
+                question = confirm_question(referee, call, utterance.free_text)
+                return Heard(Action.CONFIRM, utterance.free_text, call, verdict.score,
+                             question, "a call instead of sí or no")
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         accepted = verdict.action == Action.ACCEPT
         if expecting == Expecting.TURN and accepted and is_name(verdict.intent):
