@@ -228,8 +228,8 @@ class TableDecider:
             if call is not None:  # asked about in its turn: a question, never an action
                 self._asked = call
                 question = confirm_question(referee, call, utterance.free_text)
-                return Heard(Action.CONFIRM, utterance.free_text, call, verdict.score,
-                             question, "a call instead of sí or no")
+                return Heard(Action.CONFIRM, utterance.free_text, call, None, question,
+                             "a call instead of sí or no")  # no share: no phrase scored it
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         accepted = verdict.action == Action.ACCEPT
         if expecting == Expecting.TURN and accepted and is_name(verdict.intent):
