@@ -40,24 +40,29 @@ def _dev_like(src: Path) -> None:
     (src / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def test_dice_alone_and_under_held_out_speech(tmp_path, monkeypatch):
-    tool = load_tool("make_dice_set")
-    fake = {name: _tone(200 + 100 * i, 0.5) for i, name in enumerate(tool.RECORDINGS)}
+def _built(tool, seconds: float, tmp_path: Path, monkeypatch) -> list[dict]:
+    """The labels of a set the tool builds from a DEV-like folder, its recordings faked as
+    tones of `seconds`."""
+    fake = {name: _tone(200 + 50 * i, seconds) for i, name in enumerate(tool.RECORDINGS)}
     monkeypatch.setattr(tool, "fetch", lambda debs, work: fake)
     _dev_like(tmp_path / "dev")
-    assert tool.main([str(tmp_path / "dev"), str(tmp_path / "dice")]) == 0
-    made = [json.loads(x) for x in (tmp_path / "dice" / "labels.jsonl").read_text().splitlines()]
+    assert tool.main([str(tmp_path / "dev"), str(tmp_path / "set")]) == 0
+    return [json.loads(x) for x in (tmp_path / "set" / "labels.jsonl").read_text().splitlines()]
+
+
+def test_dice_alone_and_under_held_out_speech(tmp_path, monkeypatch):
+    made = _built(load_tool("make_dice_set"), 0.5, tmp_path, monkeypatch)
     assert all(m["split"] == "heldout" for m in made)
     alone = [m for m in made if m["category"] == "noise_only"]
     assert len(alone) == 8 * len(load_tool("held_out_noise").PEAKS_DBFS)
     for m in alone:
-        clip = read_wav(tmp_path / "dice" / m["file"], RATE)
+        clip = read_wav(tmp_path / "set" / m["file"], RATE)
         assert 20 * np.log10(np.max(np.abs(clip))) == pytest.approx(
             float(m["tags"][1].removeprefix("peak")), abs=0.5)  # + the hiss
     speech = [m for m in made if m["category"] != "noise_only"]
     assert [(m["text"], m["snr"]) for m in speech] == [("cinco quinas", 6), ("cinco quinas", 12)]
     for m in speech:
-        noisy = read_wav(tmp_path / "dice" / m["file"], RATE)
+        noisy = read_wav(tmp_path / "set" / m["file"], RATE)
         rattle = noisy - _tone(1000, 1.0)
         assert 10 * np.log10(active_power(_tone(1000, 1.0)) / np.mean(rattle**2)) == \
             pytest.approx(m["snr"], abs=0.3)
@@ -77,11 +82,7 @@ def test_music_excerpts_come_from_the_middle_of_each_track():
 
 def test_music_alone_and_under_held_out_speech(tmp_path, monkeypatch):
     tool = load_tool("make_music_set")
-    fake = {name: _tone(200 + 50 * i, 12.0) for i, name in enumerate(tool.RECORDINGS)}
-    monkeypatch.setattr(tool, "fetch", lambda debs, work: fake)
-    _dev_like(tmp_path / "dev")
-    assert tool.main([str(tmp_path / "dev"), str(tmp_path / "music")]) == 0
-    made = [json.loads(x) for x in (tmp_path / "music" / "labels.jsonl").read_text().splitlines()]
+    made = _built(tool, 12.0, tmp_path, monkeypatch)
     alone = [m for m in made if m["category"] == "noise_only"]
     assert len(alone) == len(tool.RECORDINGS) * len(load_tool("held_out_noise").PEAKS_DBFS)
     assert {m["noise"] for m in alone} == set(tool.RECORDINGS)

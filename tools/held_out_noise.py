@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import random
 import subprocess
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,16 @@ def extract(recordings: Recordings, debs: Path, work: Path) -> dict[str, np.ndar
                         str(wav)], check=True, capture_output=True)
         sounds[name] = read_wav(wav, RATE)
     return sounds
+
+
+def fetched(fetch: Callable[[Path, Path], dict[str, np.ndarray]],
+            debs: Path | None) -> dict[str, np.ndarray]:
+    """`fetch(debs, work)` with a temporary `work` folder (and `debs` too, when None: the
+    .deb files are then downloaded for this build only)."""
+    with tempfile.TemporaryDirectory(prefix="voice_ref_noise_") as tmp:
+        folder = debs or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        return fetch(folder, Path(tmp))
 
 
 def write_set(src: Path, out: Path, *, alone: Mapping[str, np.ndarray],

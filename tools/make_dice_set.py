@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from held_out_noise import extract, write_set  # noqa: E402
+from held_out_noise import extract, fetched, write_set  # noqa: E402
 
 from voice_ref.simulation.render import RATE  # noqa: E402
 
@@ -77,10 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--debs", type=Path, help="a folder with (or for) the four .deb files")
     ap.add_argument("--seed", type=int, default=20261206)
     args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="voice_ref_dice_") as tmp:
-        debs = args.debs or Path(tmp)
-        debs.mkdir(parents=True, exist_ok=True)
-        sounds = fetch(debs, Path(tmp))
+    sounds = fetched(fetch, args.debs)
     labels = write_set(args.src, args.out, alone=arrangements(sounds),
                        under=[(name, sounds[name]) for name in UNDER_SPEECH],
                        stem="dice", seed=args.seed)

@@ -28,14 +28,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from held_out_noise import extract, write_set  # noqa: E402
+from held_out_noise import extract, fetched, write_set  # noqa: E402
 
 from voice_ref.simulation.render import RATE  # noqa: E402
 from voice_ref.voice.audio_in import write_wav  # noqa: E402
@@ -91,10 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.playlist is None and (args.src is None or args.out is None):
         ap.error("give SRC and OUT (a clip set), or --playlist WAV")
-    with tempfile.TemporaryDirectory(prefix="voice_ref_music_") as tmp:
-        debs = args.debs or Path(tmp)
-        debs.mkdir(parents=True, exist_ok=True)
-        music = excerpts(fetch(debs, Path(tmp)), random.Random(args.seed))
+    music = excerpts(fetched(fetch, args.debs), random.Random(args.seed))
     if args.playlist is not None:
         playlist = np.concatenate(list(music.values()))
         write_wav(args.playlist, playlist, RATE)  # its level is the bench's to set
