@@ -300,5 +300,7 @@ def test_the_call_said_instead_of_si_or_no_is_asked_about(tmp_path: Path) -> Non
     heard = decide(free("Cuatro quinas.", -0.2), referee, "yes_no")
     assert heard.action == "confirm" and heard.intent == BidIntent(quantity=4, face=5)
     assert heard.question == "¿Dijiste cuatro quinas?"
+    dudo = decide(free("Dudo.", -0.2), referee, "yes_no")
+    assert dudo.intent == DudoIntent() and dudo.question == "¿Dijiste dudo?"  # not "Dudo.?"
     talk = decide(free("Hace calor.", -0.2), referee, "yes_no")
     assert talk.action == "ignore"

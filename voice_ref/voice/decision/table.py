@@ -227,8 +227,9 @@ class TableDecider:
             )
             if call is not None:  # asked about in its turn: a question, never an action
                 self._asked = call
-                question = confirm_question(referee, call, utterance.free_text)
-                return Heard(Action.CONFIRM, utterance.free_text, call, None, question,
+                words = phrase_for(referee, call) or utterance.free_text.strip(" .,;:!?¡¿")
+                question = confirm_question(referee, call, words)
+                return Heard(Action.CONFIRM, words, call, None, question,
                              "a call instead of sí or no")  # no share: no phrase scored it
         text = verdict.heard or (utterance.best.text if utterance.best else "")
         accepted = verdict.action == Action.ACCEPT
@@ -262,6 +263,13 @@ class HoldsFragments(Protocol):
 def make_decider(config: Config) -> TableDecider:
     """N-best + what the game knows → accept / confirm / ignore / hold / reask, for one table."""
     return TableDecider(config)
+
+
+def phrase_for(referee: RefereePort, intent: Intent) -> str | None:
+    """The first phrase the referee allows now for `intent` (its player aside): its own
+    words for a call ("dudo"), not the recognizer's ("Dudo.")."""
+    return next((p.text for p in referee.allowed_phrases() if bare(p.intent) == bare(intent)),
+                None)
 
 
 def confirm_question(referee: RefereePort, intent: Intent | None, heard: str) -> str:
