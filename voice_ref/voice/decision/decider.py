@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 
 from voice_ref.language.intents import Intent, NameOnlyIntent
 from voice_ref.language.lexicon import Lexicon
-from voice_ref.language.spoken import spelled_out
 from voice_ref.voice.asr.base import ListenContext, Utterance
 from voice_ref.voice.decision.decide import decide
 from voice_ref.voice.decision.fragments import Fragment, fragment_lead, joined, unfinished
-from voice_ref.voice.decision.readings import TextParser
+from voice_ref.voice.decision.readings import TextParser, free_reading
 from voice_ref.voice.decision.thresholds import Thresholds, thresholds_from
 from voice_ref.voice.decision.values import Action, Decision
 from voice_ref.voice.decision.view import CONFIRMATION_KINDS, GameView, is_name
@@ -80,12 +79,11 @@ class Decider:
         a player who never heard the question (a radio on, someone talking over it) and
         says the call again is heard in the free transcript alone (BENCHMARKS.md, session
         39: a table stuck 79 lines on one "¿Dijiste calzo?")."""
-        free = utterance.free_text.strip()
         fluency = utterance.free_fluency
-        if not free or fluency is None or fluency < self.limits.fluent:
+        if fluency is None or fluency < self.limits.fluent:
             return None
-        intent = self.parser.parse(spelled_out(free)).intent
-        if intent is None or intent.type in CONFIRMATION_KINDS or not view.possible(intent):
+        intent = free_reading(utterance, self.parser, view)
+        if intent is None or intent.type in CONFIRMATION_KINDS:
             return None  # no call: sí, no, a name, "repite" answer the question itself
         return intent
 

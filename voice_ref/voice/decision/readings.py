@@ -39,15 +39,20 @@ def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
     return sorted(pooled.values(), key=lambda r: -r.share)
 
 
+def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> Intent | None:
+    """What the free transcript reads as, if that can answer now (None: no game intent)."""
+    free = utterance.free_text.strip()
+    intent = parser.parse(spelled_out(free)).intent if free else None
+    return intent if intent is not None and view.possible(intent) else None
+
+
 def readings(
     utterance: Utterance, parser: TextParser, view: GameView, limits: Thresholds
 ) -> tuple[list[Reading], Intent | None]:
     """Steps 1-3: possible readings with their shares (renormalized), best first, and
     what the free transcript reads as (None: no game intent)."""
     free = utterance.free_text.strip()
-    free_intent = parser.parse(spelled_out(free)).intent if free else None
-    if free_intent is not None and not view.possible(free_intent):
-        free_intent = None
+    free_intent = free_reading(utterance, parser, view)
     if is_name(free_intent) and not sounds_like_name(free, free_intent, limits):
         free_intent = None  # "Para." spelled near "Ana" is no name
     out: list[Reading] = []
