@@ -140,6 +140,17 @@ def build_parser() -> argparse.ArgumentParser:
     devices = sub.add_parser("devices", help="list audio devices")
     devices.set_defaults(target="voice_ref.voice.audio_in:main_devices")
 
+    check = sub.add_parser(
+        "check", help="check the microphone where the table will play: level, clipping, noise")
+    check.add_argument("--input", help="check a recording instead of the microphone")
+    check.add_argument("--seconds", type=float, default=5.0, help="how long to record (5)")
+    check.add_argument("--no-recognize", action="store_true",
+                       help="only the levels: do not load the recognizer")
+    check.add_argument("--backend", choices=["auto", "vosk", "whisper"])
+    check.add_argument("--model")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(target="voice_ref.voice.mic_check:main")
+
     say = sub.add_parser("say", help="speak a sentence with the configured voice")
     say.add_argument("text", nargs="?")
     say.add_argument("--list", action="store_true", help="list the Spanish voices found")

@@ -1,0 +1,350 @@
+"""`voice-ref check`: is the microphone, where the table will play, good enough to referee?
+
+Whoever sets the referee up cannot see what it hears. Too far from the players, the speech
+is quieter than anything the recognizer was measured on; with the input gain too high, it
+clips (held-out DEV calls 12 dB hotter, most of them clipping: 74.0 → 69.7% right,
+BENCHMARKS.md, session 26); with the radio, the kitchen or the tap as loud as the players,
+the speech is under noise no bench went below. The check records a few seconds with one
+call said in them (the referee asks for it out loud), or reads a recording (`--input`),
+and reports in plain words, each with what to do:
+
+- the speech level of each utterance the voice detector finds (`asr.level`), against the
+  levels every measured clip has (`FLOOR_DBFS` and up): below it the recognizer raises the
+  speech by up to `MAX_GAIN_DB`, below that even raised it is quieter than anything
+  measured;
+- the share of its samples at full scale (clipping);
+- the room's level between utterances, and the speech's margin over it: the benches mixed
+  noise at 6-24 dB under speech; below `NOISY_MARGIN_DB` the table is noisier than any of
+  them.
+
+With a recognizer (the default) it also says what it understood, so a call can be tried
+as the table will say it. Exit code 0: nothing to fix (quiet speech is only noted: the
+recognizer raises it); 1: something to fix (listed); 2: no microphone, or a file that
+cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from voice_ref.voice.asr.level import (
+    FLOOR_DBFS,
+    FRAME,
+    MAX_GAIN_DB,
+    SILENCE_DBFS,
+    speech_level_dbfs,
+)
+
+SAMPLE_RATE = 16000
+RECORD_S = 5.0
+CLIP_LEVEL = 0.99  # a sample this close to full scale is clipped (or about to be)
+# Clipped: more than this share of an utterance's samples at `CLIP_LEVEL`. One sample in a
+# thousand is 16 per second of speech: a few flat-topped peaks, which a loud "¡dudo!" may
+# have; what hurts the recognizer is speech flattened throughout.
+CLIPPING_SHARE = 0.001
+# The speech's margin over the room (dB: `speech_level_dbfs` against the room's median
+# frame level) below which the table is noisier than any bench. The benches mixed noise at
+# 6 dB and up on active speech power; that reads as a margin of 7.9 dB and more here (the
+# DEV tuning voices' 6 dB clips: median 10.7; `tools/mic_check_levels.py`).
+NOISY_MARGIN_DB = 7.5
+ROOM_GUARD_S = 0.15  # audio this close to an utterance is neither speech nor room
+
+
+class MicProblem(StrEnum):
+    """Something about the microphone worth telling; all but `QUIET` need fixing."""
+
+    NO_SPEECH = "no_speech"
+    TOO_QUIET = "too_quiet"
+    QUIET = "quiet"
+    CLIPPING = "clipping"
+    NOISY = "noisy"
+
+
+ADVICE: dict[MicProblem, str] = {
+    MicProblem.NO_SPEECH: (
+        "no speech was heard. Check that the right microphone is chosen (`voice-ref "
+        "devices`, config.toml [audio] input_device) and not muted, then say a call, "
+        "e.g. \"cuatro quinas\", during the recording."
+    ),
+    MicProblem.TOO_QUIET: (
+        "the speech is very quiet: even raised by {gain:.0f} dB it stays under anything the "
+        "recognizer was measured on. Put the referee nearer the players or turn the "
+        "microphone's input gain up."
+    ),
+    MicProblem.QUIET: (
+        "the speech is quiet; the recognizer raises it, which also raises the room's noise. "
+        "Nearer the players, or a higher input gain, is better."
+    ),
+    MicProblem.CLIPPING: (
+        "the speech clips (reaches full scale): turn the microphone's input gain down, or put "
+        "the referee a little farther from the loudest player."
+    ),
+    MicProblem.NOISY: (
+        "the room is nearly as loud as the speech, noisier than anything the recognizer was "
+        "measured in. Turn the music down, move away from the kitchen or the tap, or use "
+        "push-to-talk (config.toml [audio] push_to_talk = \"space\")."
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where the voice detector found speech, in seconds from the start of the audio."""
+
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class UtteranceLevels:
+    span: Span
+    speech_dbfs: float
+    clipped_share: float
+
+
+@dataclass(frozen=True, slots=True)
+class MicReport:
+    """What the check measured; `problems` says what is wrong with it."""
+
+    seconds: float
+    room_dbfs: float
+    utterances: tuple[UtteranceLevels, ...]
+
+    @property
+    def problems(self) -> tuple[MicProblem, ...]:
+        """What to tell, most basic first (nothing: the microphone is fine)."""
+        level = self.speech_dbfs
+        if level is None or level <= SILENCE_DBFS:
+            return (MicProblem.NO_SPEECH,)
+        problems = []
+        if level < FLOOR_DBFS - MAX_GAIN_DB:
+            problems.append(MicProblem.TOO_QUIET)
+        elif level < FLOOR_DBFS:
+            problems.append(MicProblem.QUIET)
+        if any(u.clipped_share > CLIPPING_SHARE for u in self.utterances):
+            problems.append(MicProblem.CLIPPING)
+        margin = self.margin_db
+        if margin is not None and margin < NOISY_MARGIN_DB:
+            problems.append(MicProblem.NOISY)
+        return tuple(problems)
+
+    @property
+    def to_fix(self) -> tuple[MicProblem, ...]:
+        """The problems that need fixing (quiet speech is raised by the recognizer: it
+        works, nearer would be better)."""
+        return tuple(p for p in self.problems if p is not MicProblem.QUIET)
+
+    @property
+    def speech_dbfs(self) -> float | None:
+        """The loudest utterance's level: the call the table was asked for, not a cough."""
+        return max((u.speech_dbfs for u in self.utterances), default=None)
+
+    @property
+    def margin_db(self) -> float | None:
+        level = self.speech_dbfs
+        return None if level is None else level - self.room_dbfs
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seconds": round(self.seconds, 2),
+            "room_dbfs": round(self.room_dbfs, 1),
+            "speech_dbfs": None if self.speech_dbfs is None else round(self.speech_dbfs, 1),
+            "margin_db": None if self.margin_db is None else round(self.margin_db, 1),
+            "utterances": [
+                {"start_s": round(u.span.start_s, 2), "end_s": round(u.span.end_s, 2),
+                 "speech_dbfs": round(u.speech_dbfs, 1),
+                 "clipped_share": round(u.clipped_share, 5)}
+                for u in self.utterances
+            ],
+            "problems": [str(p) for p in self.problems],
+        }
+
+
+def clipped_share(audio: np.ndarray) -> float:
+    """The share of samples at `CLIP_LEVEL` of full scale or beyond."""
+    if len(audio) == 0:
+        return 0.0
+    return float(np.count_nonzero(np.abs(audio) >= CLIP_LEVEL)) / len(audio)
+
+
+def room_level_dbfs(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE) -> float:
+    """The room between utterances: the median power of its 20 ms frames, in dBFS (the
+    median, so a door or a laugh does not make a quiet room loud). Frames within
+    `ROOM_GUARD_S` of speech are left out; with no room audio left, `SILENCE_DBFS`."""
+    keep = np.ones(len(audio), bool)
+    guard = int(ROOM_GUARD_S * rate)
+    for span in spans:
+        keep[max(0, int(span.start_s * rate) - guard) : int(span.end_s * rate) + guard] = False
+    frames = len(audio) // FRAME
+    if frames == 0:
+        return SILENCE_DBFS
+    usable = keep[: frames * FRAME].reshape(frames, FRAME).all(axis=1)
+    if not usable.any():
+        return SILENCE_DBFS
+    blocks = audio[: frames * FRAME].reshape(frames, FRAME)[usable]
+    power = float(np.median(np.mean(np.square(blocks, dtype=np.float64), axis=1)))
+    return max(SILENCE_DBFS, 10.0 * np.log10(power)) if power > 0 else SILENCE_DBFS
+
+
+def assess(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE) -> MicReport:
+    """The report on `audio`, given where its speech is (`speech_spans`)."""
+    utterances = tuple(
+        UtteranceLevels(span, speech_level_dbfs(part), clipped_share(part))
+        for span in spans
+        if len(part := audio[int(span.start_s * rate) : int(span.end_s * rate)])
+    )
+    return MicReport(len(audio) / rate, room_level_dbfs(audio, spans, rate), utterances)
+
+
+def speech_spans(audio: np.ndarray) -> tuple[Span, ...]:
+    """Where Silero finds speech (the live loop's voice detector, its default settings)."""
+    from voice_ref.voice.asr.vad import StreamingVad
+
+    vad = StreamingVad()
+    step = int(SAMPLE_RATE * 0.1)
+    segments = []
+    for start in range(0, len(audio), step):
+        segments += vad.feed(audio[start : start + step])
+    segments += vad.flush()
+    return tuple(Span(s.start_s, s.end_s) for s in segments if s.final)
+
+
+def describe(report: MicReport) -> list[str]:
+    """The report in plain words, for whoever sets the referee up."""
+    lines = [f"recorded {report.seconds:.1f} s; room (between utterances): "
+             f"{_db(report.room_dbfs)}"]
+    for u in report.utterances:
+        clip = f", {u.clipped_share:.2%} of it at full scale" if u.clipped_share else ""
+        lines.append(f"speech {u.span.start_s:.2f}-{u.span.end_s:.2f} s: "
+                     f"{_db(u.speech_dbfs)}{clip}")
+    if report.margin_db is not None:
+        lines.append(f"speech over the room: {report.margin_db:.0f} dB (below "
+                     f"{NOISY_MARGIN_DB:.1f} dB, noisier than any room the recognizer was "
+                     "measured in)")
+    if not report.to_fix:
+        lines.append("OK: the speech does not clip and stands out from the room.")
+    for problem in report.problems:
+        head = "To fix: " if problem in report.to_fix else "Note: "
+        lines.append(head + ADVICE[problem].format(gain=MAX_GAIN_DB))
+    return lines
+
+
+def _db(level: float) -> str:
+    return "digital silence" if level <= SILENCE_DBFS else f"{level:.0f} dBFS"
+
+
+def record(seconds: float, device: str | int, before: Callable[[], None] = lambda: None,
+           ) -> np.ndarray:
+    """`seconds` of the microphone, captured after `before()` returned (the referee asks
+    for a call out loud: the recording never holds its voice). The microphone is opened
+    first, so a missing one is reported before anything is said."""
+    from voice_ref.voice.microphone import Microphone
+
+    with Microphone(device, SAMPLE_RATE) as mic:
+        before()
+        mic.drain()
+        got: list[np.ndarray] = []
+        need = int(seconds * SAMPLE_RATE)
+        for _t, samples in mic.blocks():
+            if samples is not None:
+                got.append(samples)
+            if sum(len(s) for s in got) >= need:
+                break
+    return np.concatenate(got)[:need] if got else np.zeros(0, np.float32)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`voice-ref check [--input FILE] [--seconds N] [--no-recognize] [--json]`."""
+    from voice_ref.config import load_config
+    from voice_ref.voice.audio_in import AudioFileError, read_wav
+    from voice_ref.voice.microphone import MicrophoneUnavailable
+
+    config = load_config(getattr(args, "config", None))
+    try:
+        if args.input:
+            audio = read_wav(args.input, SAMPLE_RATE)
+        else:
+            audio = record(args.seconds, config.audio.input_device,
+                           lambda: _ask_for_a_call(config, args.seconds, quiet=args.json))
+    except (AudioFileError, MicrophoneUnavailable) as exc:
+        print(f"voice-ref check: {exc}", file=sys.stderr)
+        return 2
+    report = assess(audio, speech_spans(audio))
+    heard = [] if args.no_recognize or not report.utterances else _heard(args, config, audio)
+    if args.json:
+        print(json.dumps({**report.to_json(), "heard": heard}, ensure_ascii=False))
+    else:
+        for line in describe(report):
+            print(line)
+        for item in heard:
+            why = f" ({item['why']})" if item["why"] else ""
+            print(f"understood: {item['action']} "
+                  f"{json.dumps(item['intent'], ensure_ascii=False)}{why} "
+                  f"(free transcript {item['free_text']!r})")
+    return 1 if report.to_fix else 0
+
+
+def _ask_for_a_call(config, seconds: float, *, quiet: bool) -> None:  # noqa: ANN001 - a Config
+    """Say the check's prompt through the loudspeaker (the loudspeaker is checked too);
+    the recording starts once it has been said, so it never holds the referee's voice."""
+    import threading
+
+    from voice_ref.dialogue.prompts import Prompts
+    from voice_ref.voice.announcer import SoundOutput, Synthesizer, VoiceSettings
+
+    line = Prompts.load().say("check.ask")
+    if not quiet:
+        print(f"referee: {line}", file=sys.stderr)
+    settings = VoiceSettings(voice=config.voice.voice, rate=config.voice.rate,
+                             volume=config.voice.volume)
+    try:
+        speech = Synthesizer(settings).render(line)
+        SoundOutput(config.audio.output_device).play(speech, threading.Event())
+    except Exception as exc:  # the microphone can be checked without a loudspeaker
+        print(f"voice-ref check: the loudspeaker did not say the prompt ({exc}); "
+              "say a call, e.g. \"cuatro quinas\", now.", file=sys.stderr)
+    # A program driving the check (the tests) speaks once it reads this line.
+    print(f"voice-ref check: recording {seconds:.0f} s now", file=sys.stderr, flush=True)
+
+
+def _heard(args: argparse.Namespace, config, audio: np.ndarray) -> list[dict]:  # noqa: ANN001
+    """What the configured recognizer and the decision make of the recording, as in a
+    game waiting for a bid (`voice-ref listen` shows more)."""
+    from voice_ref.language.expecting import Expecting
+    from voice_ref.language.inventory import PhraseInventory
+    from voice_ref.language.parser import Parser
+    from voice_ref.voice.asr.base import ListenContext
+    from voice_ref.voice.asr.select import RecognizerUnavailable, model_and_recognizer
+    from voice_ref.voice.decision import decide, thresholds_from
+    from voice_ref.voice.listen import stream
+
+    players = list(config.game.players)
+    try:
+        config, recognizer = model_and_recognizer(config, args.backend, args.model, players)
+    except RecognizerUnavailable as exc:
+        print(f"voice-ref check: not recognized ({exc})", file=sys.stderr)
+        return []
+    inventory = PhraseInventory(
+        players, config.dialect, clean_bids=config.rules.clean_bids, faces=config.dialect_faces
+    )
+    turn = Expecting.TURN
+    recognizer.set_context(ListenContext(turn, tuple(inventory.phrases(turn, canonical=False))))
+    parser, limits = Parser(players), thresholds_from(config)
+    results, _ = stream(recognizer, audio, lambda utt: decide(utt, parser, limits=limits))
+    return [
+        {
+            "text": item.result.heard,
+            "free_text": item.utterance.free_text,
+            "action": str(item.result.action),
+            "intent": None if item.result.intent is None else item.result.intent.to_json(),
+            "why": item.result.why,
+        }
+        for item in results
+    ]
