@@ -16,15 +16,15 @@ import pytest
 from pulse_helpers import SINK
 from table_audio import espeak_available, speak
 
-from voice_ref.voice.asr.level import FLOOR_DBFS, MAX_GAIN_DB, SILENCE_DBFS
+from voice_ref.voice.asr.level import FLOOR_DBFS, MAX_GAIN_DB, SILENCE_DBFS, clipped_share
 from voice_ref.voice.audio_in import write_wav
 from voice_ref.voice.mic_check import (
     CLIPPING_SHARE,
     NOISY_MARGIN_DB,
+    LevelWatch,
     MicProblem,
     Span,
     assess,
-    clipped_share,
     describe,
     room_level_dbfs,
     speech_spans,
@@ -240,3 +240,72 @@ def test_without_a_microphone_the_check_says_so(tmp_path):
     assert run.returncode == 2
     assert "microphone" in run.stderr.lower()
     assert "voice-ref devices" in run.stderr
+
+
+# -- during a game: the levels the recognizer measured, watched ---------------------------
+
+LOUD, QUIET_ENOUGH, TOO_QUIET = -18.0, -45.0, FLOOR_DBFS - MAX_GAIN_DB - 5
+HOT = CLIPPING_SHARE * 10
+
+
+@pytest.mark.parametrize(
+    ("utterances", "warned_at"),
+    [
+        ([(LOUD, 0.0)] * 12, {}),
+        ([(QUIET_ENOUGH, 0.0)] * 12, {}),  # raised by the recognizer: nothing to tell
+        ([(LOUD, CLIPPING_SHARE / 2)] * 12, {}),  # a few peaks at full scale
+        ([(LOUD, HOT)] * 5, {2: "clips"}),  # told once, at the third
+        ([(LOUD, HOT), *[(LOUD, 0.0)] * 9] * 3, {}),  # once in ten is a loud call, no gain
+        ([(LOUD, HOT), (LOUD, 0.0)] * 3, {4: "clips"}),
+        ([(TOO_QUIET, 0.0)] * 4, {2: "very quiet"}),
+        ([(TOO_QUIET, HOT)] * 4, {2: "clips", 3: "very quiet"}),  # one warning at a time
+    ],
+)
+def test_a_game_warns_once_about_a_microphone_that_keeps_clipping_or_is_too_quiet(
+        utterances, warned_at):
+    watch = LevelWatch()
+    told = {}
+    for i, (level, clipped) in enumerate(utterances):
+        warning = watch.observe({"level_dbfs": level, "clipped_share": clipped})
+        if warning is not None:
+            told[i] = warning
+    assert sorted(told) == sorted(warned_at)
+    for i, words in warned_at.items():
+        assert words in told[i] and "voice-ref check" in told[i]
+
+
+def test_a_backend_that_does_not_measure_levels_is_never_warned_about():
+    watch = LevelWatch()
+    assert [watch.observe({}) for _ in range(12)] == [None] * 12
+    assert watch.observe({"level_dbfs": None, "clipped_share": HOT}) is None
+
+
+@pytest.mark.whisper_model
+@pytest.mark.slow
+def test_play_tells_the_operator_when_the_microphone_clips(tmp_path):
+    """A recorded session through a microphone 20 dB too hot: `play` says so on stderr,
+    once, with what to do; the game's protocol on stdout is untouched by it."""
+    from table_audio import SHORT_GAME, session_wav, short_game_config, voice_of
+
+    from voice_ref.voice.audio_in import read_wav
+
+    if not espeak_available():
+        pytest.skip("espeak-ng is not installed (apt install espeak-ng)")
+    if not (WHISPER / "model.bin").exists():
+        pytest.skip("models/whisper-base is missing: run `voice-ref models install whisper-base`")
+    config = short_game_config(tmp_path / "config.toml", WHISPER)
+    wav = session_wav([(voice_of(who), text) for who, text in SHORT_GAME[:4]],
+                      tmp_path / "session.wav")
+    audio = read_wav(wav)
+    peak = float(np.max(np.abs(audio)))
+    write_wav(wav, np.clip(audio / peak * 10 ** (20 / 20), -1.0, 1.0).astype(np.float32), RATE)
+    run = subprocess.run(
+        [*VOICE_REF, "--config", str(config), "play", "--input", str(wav), "--json",
+         "--silent", "--state-dir", str(tmp_path / "state")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    warnings = [line for line in run.stderr.splitlines() if "the speech clips" in line]
+    assert len(warnings) == 1, run.stderr
+    assert warnings[0].startswith("voice-ref: warning: microphone, 3 of the last 3 utterances")
+    assert all(json.loads(line) for line in run.stdout.splitlines())

@@ -36,6 +36,7 @@ from voice_ref.dialogue.referee import Referee, TableSetup
 from voice_ref.voice.asr.base import Recognizer, Utterance
 from voice_ref.voice.audio_in import AudioFileError, check_audio
 from voice_ref.voice.decision import Heard, heard_record, make_decider
+from voice_ref.voice.mic_check import LevelWatch
 
 
 class SetupError(RuntimeError):
@@ -280,7 +281,7 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
         count_hold_s=config.audio.count_hold_s,
         accept_audio=push_to_talk_gate(config) if live else (lambda _t: True),
         on_listening=listening_again,
-        on_heard=heard_log.write if heard_log is not None else None,
+        on_heard=heard_observer(heard_log, LevelWatch()),
         opening_extra=opening_extra(config),
     )
     # Whisper computes its text prior of the table's phrases once (minutes for new players,
@@ -302,6 +303,22 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
     except KeyboardInterrupt:
         session.finish()
     return 0
+
+
+def heard_observer(
+    heard_log: HeardLog | None, watch: LevelWatch
+) -> Callable[[Utterance, Heard], None]:
+    """What the loop calls with every decided utterance: the `--heard` log, and the
+    microphone's levels watched for whoever set the table up (a warning on stderr)."""
+
+    def observe(utterance: Utterance, heard: Heard) -> None:
+        if heard_log is not None:
+            heard_log.write(utterance, heard)
+        warning = watch.observe(utterance.extra)
+        if warning is not None:
+            warn(f"microphone, {warning}")
+
+    return observe
 
 
 class HeardLog:

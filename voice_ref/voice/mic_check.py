@@ -28,7 +28,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -39,12 +40,11 @@ from voice_ref.voice.asr.level import (
     FRAME,
     MAX_GAIN_DB,
     SILENCE_DBFS,
+    clipped_share,
     speech_level_dbfs,
 )
 
 SAMPLE_RATE = 16000
-RECORD_S = 5.0
-CLIP_LEVEL = 0.99  # a sample this close to full scale is clipped (or about to be)
 # Clipped: more than this share of an utterance's samples at `CLIP_LEVEL`. One sample in a
 # thousand is 16 per second of speech: a few flat-topped peaks, which a loud "¡dudo!" may
 # have; what hurts the recognizer is speech flattened throughout.
@@ -167,13 +167,6 @@ class MicReport:
         }
 
 
-def clipped_share(audio: np.ndarray) -> float:
-    """The share of samples at `CLIP_LEVEL` of full scale or beyond."""
-    if len(audio) == 0:
-        return 0.0
-    return float(np.count_nonzero(np.abs(audio) >= CLIP_LEVEL)) / len(audio)
-
-
 def room_level_dbfs(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE) -> float:
     """The room between utterances: the median power of its 20 ms frames, in dBFS (the
     median, so a door or a laugh does not make a quiet room loud). Frames within
@@ -201,6 +194,40 @@ def assess(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE) 
         if len(part := audio[int(span.start_s * rate) : int(span.end_s * rate)])
     )
     return MicReport(len(audio) / rate, room_level_dbfs(audio, spans, rate), utterances)
+
+
+class LevelWatch:
+    """During a game: tells whoever set the table up, once per problem, when the
+    microphone keeps clipping or keeps recording speech too quiet even to raise
+    (`needed` of the last `window` utterances). Fed each utterance's levels as the
+    recognizer measured them (Whisper's `level_dbfs` and `clipped_share`; a backend that
+    does not measure them is never warned about). The room's noise needs the audio between
+    utterances, which the loop does not keep: `voice-ref check` measures it."""
+
+    def __init__(self, window: int = 10, needed: int = 3) -> None:
+        self.needed = needed
+        self._recent: deque[frozenset[MicProblem]] = deque(maxlen=window)
+        self._told: set[MicProblem] = set()
+
+    def observe(self, levels: Mapping[str, object]) -> str | None:
+        """The warning to print now, if any (each problem once)."""
+        level, clipped = levels.get("level_dbfs"), levels.get("clipped_share")
+        if not isinstance(level, float | int) or not isinstance(clipped, float | int):
+            return None
+        found = set()
+        if level < FLOOR_DBFS - MAX_GAIN_DB:
+            found.add(MicProblem.TOO_QUIET)
+        if clipped > CLIPPING_SHARE:
+            found.add(MicProblem.CLIPPING)
+        self._recent.append(frozenset(found))
+        for problem in (MicProblem.CLIPPING, MicProblem.TOO_QUIET):
+            times = sum(problem in seen for seen in self._recent)
+            if problem not in self._told and times >= self.needed:
+                self._told.add(problem)
+                return (f"{times} of the last {len(self._recent)} utterances: "
+                        + ADVICE[problem].format(gain=MAX_GAIN_DB)
+                        + " (`voice-ref check` tests the microphone.)")
+        return None
 
 
 def speech_spans(audio: np.ndarray) -> tuple[Span, ...]:

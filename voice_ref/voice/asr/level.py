@@ -20,6 +20,7 @@ LOUD_SHARE = 0.3  # the loudest part of an utterance is its speech (it includes 
 FLOOR_DBFS = -30.0  # below the speech level of every measured clip
 MAX_GAIN_DB = 30.0  # room noise raised more than this would be all the recognizer hears
 SILENCE_DBFS = -120.0
+CLIP_LEVEL = 0.99  # a sample this close to full scale is clipped (or about to be)
 
 
 def speech_level_dbfs(audio: np.ndarray) -> float:
@@ -49,3 +50,11 @@ def raised(
         return audio
     gain_db = min(max_gain_db, floor_dbfs - level)
     return (audio * np.float32(10.0 ** (gain_db / 20.0))).astype(np.float32, copy=False)
+
+
+def clipped_share(audio: np.ndarray) -> float:
+    """The share of samples at `CLIP_LEVEL` of full scale or beyond: a microphone whose
+    input gain is too high flattens loud speech there (`voice-ref check`)."""
+    if len(audio) == 0:
+        return 0.0
+    return float(np.count_nonzero(np.abs(audio) >= CLIP_LEVEL)) / len(audio)

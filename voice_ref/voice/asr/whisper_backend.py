@@ -67,7 +67,7 @@ from voice_ref.language.spoken import syllables, with_digits
 from voice_ref.voice.asr.base import Hypothesis, ListenContext, Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.asr.free_transcript import free_fluency, log_softmax, loop_cut
-from voice_ref.voice.asr.level import raised, speech_level_dbfs
+from voice_ref.voice.asr.level import clipped_share, raised, speech_level_dbfs
 from voice_ref.voice.asr.log_mel import encoder_input
 from voice_ref.voice.asr.memory import fix_mmap_threshold
 from voice_ref.voice.asr.phrase_search import (
@@ -526,6 +526,7 @@ class WhisperRecognizer:
                           None)
         extra = {
             "level_dbfs": round(level, 1),  # as recorded, before `raised`
+            "clipped_share": round(clipped_share(audio), 5),  # samples at full scale
             "decoder_calls": scorer.calls,
             "decoder_steps": probe.steps,
             "decoder_rows": probe.rows,

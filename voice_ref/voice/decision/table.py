@@ -70,6 +70,7 @@ def heard_record(utterance: Utterance, heard: Heard) -> dict[str, object]:
         # Whisper only: the speech level as recorded (a quiet microphone is below -30 dBFS
         # and raised to it, `asr.level`)
         "level_dbfs": utterance.extra.get("level_dbfs"),
+        "clipped_share": utterance.extra.get("clipped_share"),  # Whisper only: at full scale
     }
 
 
