@@ -78,6 +78,17 @@ class VirtualSoundCard:
         """A player speaks: the file sounds into the air (blocks until it has been played)."""
         self._run("paplay", f"--device={SINK}", str(wav))
 
+    def late_loudspeaker(self, delay_ms: int) -> str:
+        """A loudspeaker that sounds into the table's air `delay_ms` after it is given
+        audio, as a Bluetooth one does (a null sink looped into `table_air` with that
+        latency). Its name, for `PULSE_SINK`: a program run with it speaks there."""
+        name = "late_speaker"
+        self._run("pactl", "load-module", "module-null-sink", f"sink_name={name}",
+                  f"rate={self.rate}", "channels=1", "norewinds=1")
+        self._run("pactl", "load-module", "module-loopback", f"source={name}.monitor",
+                  f"sink={SINK}", f"latency_msec={delay_ms}")
+        return name
+
     def stop(self) -> None:
         env = self.env()
         env["HOME"] = str(self.runtime_dir)

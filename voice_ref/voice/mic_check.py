@@ -2,11 +2,12 @@
 
 Whoever sets the referee up cannot see what it hears. Too far from the players, the speech
 is quieter than anything the recognizer was measured on; with the input gain too high, it
-clips (held-out DEV calls 12 dB hotter, most of them clipping: 74.0 → 69.7% right with
-the base model, 97.7 → 96.1% with the adapted one; BENCHMARKS.md, sessions 26 and 40); with the radio, the kitchen or the tap as loud as the players,
-the speech is under noise no bench went below. The check records a few seconds with one
-call said in them (the referee asks for it out loud), or reads a recording (`--input`),
-and reports in plain words, each with what to do:
+clips (held-out DEV calls 12 dB hotter, most of them clipping: 74.0 → 69.7% right with the
+base model, 97.7 → 96.1% with the adapted one; BENCHMARKS.md, sessions 26 and 40); with the
+radio, the kitchen or the tap as loud as the players, the speech is under noise no bench
+went below; with a loudspeaker that plays late, the referee hears its own voice. The check
+says a prompt asking for a call, records a few seconds after it, or reads a recording
+(`--input`), and reports in plain words, each with what to do:
 
 - the speech level of each utterance the voice detector finds (`asr.level`), against the
   levels every measured clip has (`FLOOR_DBFS` and up): below it the recognizer raises the
@@ -15,12 +16,14 @@ and reports in plain words, each with what to do:
 - the share of its samples at full scale (clipping);
 - the room's level between utterances, and the speech's margin over it: the benches mixed
   noise at 6-24 dB under speech; below `NOISY_MARGIN_DB` the table is noisier than any of
-  them.
+  them;
+- live: the prompt as the microphone heard it, and whether it outlasts the loop's deaf
+  window (`own_voice`). The recording is judged from where the live loop would start
+  listening again, so what it reports is what a game would hear.
 
 With a recognizer (the default) it also says what it understood, so a call can be tried
-as the table will say it. Exit code 0: nothing to fix (quiet speech is only noted: the
-recognizer raises it); 1: something to fix (listed); 2: no microphone, or a file that
-cannot be read.
+as the table will say it. Exit code 0: nothing to fix (`NOTES` are told only); 1:
+something to fix (listed); 2: no microphone, or a file that cannot be read.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from voice_ref.voice.asr.level import (
     clipped_share,
     speech_level_dbfs,
 )
+from voice_ref.voice.own_voice import OwnVoice, TimedAudio, measure_own_voice
 
 SAMPLE_RATE = 16000
 # Clipped: more than this share of an utterance's samples at `asr.level.CLIP_LEVEL`. One sample in a
@@ -58,13 +62,15 @@ ROOM_GUARD_S = 0.15  # audio this close to an utterance is neither speech nor ro
 
 
 class MicProblem(StrEnum):
-    """Something about the microphone worth telling; all but `QUIET` need fixing."""
+    """Something about the microphone worth telling; all but the `NOTES` need fixing."""
 
     NO_SPEECH = "no_speech"
     TOO_QUIET = "too_quiet"
     QUIET = "quiet"
     CLIPPING = "clipping"
     NOISY = "noisy"
+    SELF_HEARING = "self_hearing"
+    SPEAKER_UNHEARD = "speaker_unheard"
 
 
 ADVICE: dict[MicProblem, str] = {
@@ -91,7 +97,21 @@ ADVICE: dict[MicProblem, str] = {
         "measured in. Turn the music down, move away from the kitchen or the tap, or use "
         "push-to-talk (config.toml [audio] push_to_talk = \"space\")."
     ),
+    MicProblem.SELF_HEARING: (
+        "the referee's own voice reaches the microphone {tail:.2f} s after the loudspeaker "
+        "reported it finished, past the {holdoff:.1f} s it stops listening for, so it may "
+        "answer its own words: set holdoff_s = {needed:.1f} under [audio] in config.toml (a "
+        "Bluetooth loudspeaker plays late), or turn the loudspeaker down or away from the "
+        "microphone."
+    ),
+    MicProblem.SPEAKER_UNHEARD: (
+        "the microphone did not hear the referee's voice: check that the loudspeaker is on "
+        "and loud enough for the table (`voice-ref say \"Cinco quinas\"`)."
+    ),
 }
+# Told, but nothing to fix: quiet speech is raised by the recognizer, and a loudspeaker
+# the microphone does not hear may still reach the players.
+NOTES = frozenset({MicProblem.QUIET, MicProblem.SPEAKER_UNHEARD})
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,13 +136,14 @@ class MicReport:
     seconds: float
     room_dbfs: float
     utterances: tuple[UtteranceLevels, ...]
+    own_voice: OwnVoice | None = None  # the prompt as the microphone heard it (live only)
 
     @property
     def problems(self) -> tuple[MicProblem, ...]:
         """What to tell, most basic first (nothing: the microphone is fine)."""
         level = self.speech_dbfs
         if level is None or level <= SILENCE_DBFS:
-            return (MicProblem.NO_SPEECH,)
+            return (MicProblem.NO_SPEECH, *self._own_voice_problems())
         problems = []
         if level < FLOOR_DBFS - MAX_GAIN_DB:
             problems.append(MicProblem.TOO_QUIET)
@@ -133,13 +154,20 @@ class MicReport:
         margin = self.margin_db
         if margin is not None and margin < NOISY_MARGIN_DB:
             problems.append(MicProblem.NOISY)
-        return tuple(problems)
+        return tuple(problems) + self._own_voice_problems()
+
+    def _own_voice_problems(self) -> tuple[MicProblem, ...]:
+        if self.own_voice is None:
+            return ()
+        if not self.own_voice.heard:
+            return (MicProblem.SPEAKER_UNHEARD,)
+        return (MicProblem.SELF_HEARING,) if self.own_voice.leaks else ()
 
     @property
     def to_fix(self) -> tuple[MicProblem, ...]:
         """The problems that need fixing (quiet speech is raised by the recognizer: it
         works, nearer would be better)."""
-        return tuple(p for p in self.problems if p is not MicProblem.QUIET)
+        return tuple(p for p in self.problems if p not in NOTES)
 
     @property
     def speech_dbfs(self) -> float | None:
@@ -163,6 +191,9 @@ class MicReport:
                  "clipped_share": round(u.clipped_share, 5)}
                 for u in self.utterances
             ],
+            "own_voice": None if (own := self.own_voice) is None else {
+                "heard_dbfs": round(own.heard_dbfs, 1), "tail_s": round(own.tail_s, 2),
+                "holdoff_s": own.holdoff_s, "leaks": own.leaks},
             "problems": [str(p) for p in self.problems],
         }
 
@@ -186,14 +217,16 @@ def room_level_dbfs(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMP
     return max(SILENCE_DBFS, 10.0 * np.log10(power)) if power > 0 else SILENCE_DBFS
 
 
-def assess(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE) -> MicReport:
+def assess(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE,
+           own_voice: OwnVoice | None = None) -> MicReport:
     """The report on `audio`, given where its speech is (`speech_spans`)."""
     utterances = tuple(
         UtteranceLevels(span, speech_level_dbfs(part), clipped_share(part))
         for span in spans
         if len(part := audio[int(span.start_s * rate) : int(span.end_s * rate)])
     )
-    return MicReport(len(audio) / rate, room_level_dbfs(audio, spans, rate), utterances)
+    return MicReport(len(audio) / rate, room_level_dbfs(audio, spans, rate), utterances,
+                     own_voice)
 
 
 class LevelWatch:
@@ -252,14 +285,23 @@ def describe(report: MicReport) -> list[str]:
         lines.append(f"speech {u.span.start_s:.2f}-{u.span.end_s:.2f} s: "
                      f"{_db(u.speech_dbfs)}{clip}")
     if report.margin_db is not None:
-        lines.append(f"speech over the room: {report.margin_db:.0f} dB (below "
-                     f"{NOISY_MARGIN_DB:.1f} dB, noisier than any room the recognizer was "
-                     "measured in)")
+        lines.append(f"speech over the room: {report.margin_db:.0f} dB (under "
+                     f"{NOISY_MARGIN_DB:.1f} dB would be noisier than any room the recognizer "
+                     "was measured in)")
+    own = report.own_voice
+    if own is not None and own.heard:
+        lines.append(f"the referee's voice at the microphone: {_db(own.heard_dbfs)}, still "
+                     f"there {own.tail_s:.2f} s after the loudspeaker finished (it stops "
+                     f"listening for {own.holdoff_s:.1f} s)")
     if not report.to_fix:
-        lines.append("OK: the speech does not clip and stands out from the room.")
+        lines.append("OK: the speech does not clip and stands out from the room"
+                     + (", and the referee does not hear itself." if own else "."))
+    values = {"gain": MAX_GAIN_DB, "tail": own.tail_s if own else 0.0,
+              "holdoff": own.holdoff_s if own else 0.0,
+              "needed": own.holdoff_needed_s if own else 0.0}
     for problem in report.problems:
-        head = "To fix: " if problem in report.to_fix else "Note: "
-        lines.append(head + ADVICE[problem].format(gain=MAX_GAIN_DB))
+        head = "Note: " if problem in NOTES else "To fix: "
+        lines.append(head + ADVICE[problem].format(**values))
     return lines
 
 
@@ -267,24 +309,32 @@ def _db(level: float) -> str:
     return "digital silence" if level <= SILENCE_DBFS else f"{level:.0f} dBFS"
 
 
-def record(seconds: float, device: str | int, before: Callable[[], None] = lambda: None,
-           ) -> np.ndarray:
-    """`seconds` of the microphone, captured after `before()` returned (the referee asks
-    for a call out loud: the recording never holds its voice). The microphone is opened
-    first, so a missing one is reported before anything is said."""
+def record(
+    seconds: float, device: str | int, say: Callable[[], tuple[float, float] | None]
+) -> tuple[TimedAudio, tuple[float, float] | None]:
+    """Everything the microphone captured from just before `say()` (the referee asks for
+    a call out loud; it returns when, by the monotonic clock, the loudspeaker played it)
+    until `seconds` after it, with capture times (`Microphone.blocks`). The microphone is
+    opened first, so a missing one is reported before anything is said."""
+    import time
+
     from voice_ref.voice.microphone import Microphone
 
     with Microphone(device, SAMPLE_RATE) as mic:
-        before()
         mic.drain()
-        got: list[np.ndarray] = []
-        need = int(seconds * SAMPLE_RATE)
-        for _t, samples in mic.blocks():
+        played = say()
+        until = (played[1] if played is not None else time.monotonic()) + seconds
+        blocks: list[tuple[float, np.ndarray]] = []
+        for t, samples in mic.blocks():
             if samples is not None:
-                got.append(samples)
-            if sum(len(s) for s in got) >= need:
+                blocks.append((t, samples))
+            if t >= until:
                 break
-    return np.concatenate(got)[:need] if got else np.zeros(0, np.float32)
+    if not blocks:
+        return TimedAudio(np.zeros(0, np.float32), until, SAMPLE_RATE), played
+    first_t, first = blocks[0]
+    samples = np.concatenate([b for _, b in blocks])
+    return TimedAudio(samples, first_t - len(first) / SAMPLE_RATE, SAMPLE_RATE), played
 
 
 def main(args: argparse.Namespace) -> int:
@@ -294,16 +344,26 @@ def main(args: argparse.Namespace) -> int:
     from voice_ref.voice.microphone import MicrophoneUnavailable
 
     config = load_config(getattr(args, "config", None))
+    played = None
     try:
         if args.input:
             audio = read_wav(args.input, SAMPLE_RATE)
         else:
-            audio = record(args.seconds, config.audio.input_device,
-                           lambda: _ask_for_a_call(config, args.seconds, quiet=args.json))
+            holdoff = config.audio.holdoff_s
+            timed, played = record(args.seconds + holdoff, config.audio.input_device,
+                                   lambda: _ask_for_a_call(config, args.seconds, quiet=args.json))
+            # What the live loop would hear: nothing until `holdoff_s` after its own voice.
+            heard_from = timed.start if played is None else played[1] + holdoff
+            audio = timed.after(heard_from)
     except (AudioFileError, MicrophoneUnavailable) as exc:
         print(f"voice-ref check: {exc}", file=sys.stderr)
         return 2
-    report = assess(audio, speech_spans(audio))
+    spans = speech_spans(audio)
+    own_voice = None
+    if played is not None:
+        room = room_level_dbfs(audio, spans)
+        own_voice = measure_own_voice(timed, played, room, holdoff)
+    report = assess(audio, spans, own_voice=own_voice)
     heard = [] if args.no_recognize or not report.utterances else _heard(args, config, audio)
     if args.json:
         print(json.dumps({**report.to_json(), "heard": heard}, ensure_ascii=False))
@@ -318,27 +378,39 @@ def main(args: argparse.Namespace) -> int:
     return 1 if report.to_fix else 0
 
 
-def _ask_for_a_call(config, seconds: float, *, quiet: bool) -> None:  # noqa: ANN001 - a Config
-    """Say the check's prompt through the loudspeaker (the loudspeaker is checked too);
-    the recording starts once it has been said, so it never holds the referee's voice."""
+def _ask_for_a_call(  # noqa: ANN001 - a Config
+    config, seconds: float, *, quiet: bool
+) -> tuple[float, float] | None:
+    """Say the check's prompt through the loudspeaker; when it played, by the monotonic
+    clock the live loop gates its own voice by (None: it did not play to the end)."""
     import threading
+    import time
 
     from voice_ref.dialogue.prompts import Prompts
-    from voice_ref.voice.announcer import SoundOutput, Synthesizer, VoiceSettings
+    from voice_ref.voice.announcer import PlayEnd, SoundOutput, Synthesizer, VoiceSettings
 
     line = Prompts.load().say("check.ask")
     if not quiet:
         print(f"referee: {line}", file=sys.stderr)
     settings = VoiceSettings(voice=config.voice.voice, rate=config.voice.rate,
                              volume=config.voice.volume)
+    started: list[float] = []
+    played = None
     try:
         speech = Synthesizer(settings).render(line)
-        SoundOutput(config.audio.output_device).play(speech, threading.Event())
+        end = SoundOutput(config.audio.output_device).play(
+            speech, threading.Event(), on_start=lambda: started.append(time.monotonic()))
+        if end is PlayEnd.FINISHED and started:
+            played = (started[0], time.monotonic())
+        else:
+            print(f"voice-ref check: the loudspeaker did not play the prompt ({end.value}); "
+                  "say a call, e.g. \"cuatro quinas\", now.", file=sys.stderr)
     except Exception as exc:  # the microphone can be checked without a loudspeaker
         print(f"voice-ref check: the loudspeaker did not say the prompt ({exc}); "
               "say a call, e.g. \"cuatro quinas\", now.", file=sys.stderr)
     # A program driving the check (the tests) speaks once it reads this line.
     print(f"voice-ref check: recording {seconds:.0f} s now", file=sys.stderr, flush=True)
+    return played
 
 
 def _heard(args: argparse.Namespace, config, audio: np.ndarray) -> list[dict]:  # noqa: ANN001
