@@ -14,7 +14,7 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -31,12 +31,15 @@ from voice_ref.dialogue.gamelog import (
     read_log,
     warn,
 )
+from voice_ref.dialogue.prompts import Prompts
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.dialogue.referee import Referee, TableSetup
 from voice_ref.voice.asr.base import Recognizer, Utterance
 from voice_ref.voice.audio_in import AudioFileError, check_audio
 from voice_ref.voice.decision import Heard, heard_record, make_decider
 from voice_ref.voice.mic_check import LevelWatch
+from voice_ref.voice.microphone import SILENT_DEVICE_S, watched
+from voice_ref.voice.ports import AnnouncerPort
 
 
 class SetupError(RuntimeError):
@@ -296,13 +299,32 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
                 return fail("the microphone delivers no audio. Check `voice-ref devices`.")
             mic.drain()  # what was captured while the model loaded is nobody's turn
             print(LISTENING_MARKER, file=sys.stderr, flush=True)
-            session.run(mic.blocks())
+            session.run(told_when_silent(mic.blocks(), announcer, referee.prompts))
         else:
             session.run(wav_source(args.input, recognizer.sample_rate))
             announcer.wait_idle(timeout=60)
     except KeyboardInterrupt:
         session.finish()
     return 0
+
+
+def told_when_silent(
+    blocks: Iterable[tuple[float, np.ndarray | None]], announcer: AnnouncerPort, prompts: Prompts
+) -> Iterator[tuple[float, np.ndarray | None]]:
+    """The live microphone's blocks, watched (`microphone.watched`): when it stops
+    delivering audio the table hears so (in Spanish) and whoever set it up reads why (on
+    stderr), and again when it is back, since what was said meanwhile was lost."""
+
+    def silent() -> None:
+        warn(f"the microphone has delivered no audio for {SILENT_DEVICE_S:.0f} s (unplugged, "
+             "muted, or its sound server stopped); `voice-ref devices` lists what is there.")
+        announcer.say(prompts.say("device.microphone_silent"))
+
+    def back() -> None:
+        print("voice-ref: the microphone delivers audio again.", file=sys.stderr, flush=True)
+        announcer.say(prompts.say("device.microphone_back"))
+
+    return watched(blocks, silent, back)
 
 
 def heard_observer(

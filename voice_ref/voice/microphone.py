@@ -10,7 +10,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -132,3 +132,32 @@ class Microphone:
             if resampler is not None:
                 samples = resampler.resample_chunk(samples)
             yield t, samples
+
+
+# A live microphone delivers a block every 0.1 s. Nothing for this long: it was unplugged,
+# muted by the system, or its sound server stopped (the stream itself stays "active").
+SILENT_DEVICE_S = 3.0
+
+
+def watched(
+    blocks: Iterable[tuple[float, np.ndarray | None]],
+    on_silent: Callable[[], None],
+    on_back: Callable[[], None],
+    silent_s: float = SILENT_DEVICE_S,
+) -> Iterator[tuple[float, np.ndarray | None]]:
+    """`blocks` passed through unchanged; `on_silent()` once when the device has delivered
+    no audio for `silent_s` (only idle ticks), `on_back()` when it delivers again. Without
+    it a table whose microphone came loose goes on bidding to a referee that hears nothing
+    and never says so."""
+    last: float | None = None
+    silent = False
+    for t, samples in blocks:
+        if samples is not None:
+            last = t
+            if silent:
+                silent = False
+                on_back()
+        elif last is not None and not silent and t - last >= silent_s:
+            silent = True
+            on_silent()
+        yield t, samples

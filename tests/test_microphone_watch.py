@@ -1,0 +1,130 @@
+"""A live microphone that stops delivering audio mid-game (unplugged, muted): the table
+hears so, whoever set it up reads why, and both hear when it is back."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voice_ref.app import told_when_silent
+from voice_ref.dialogue.prompts import Prompts
+from voice_ref.voice.microphone import SILENT_DEVICE_S, watched
+
+BLOCK = np.zeros(1600, np.float32)
+
+
+def ticks(spec: list[tuple[float, float, bool]]) -> list[tuple[float, np.ndarray | None]]:
+    """Blocks every 0.1 s from `start` to `end`: audio when the flag is set, else the
+    idle ticks a silent device gives."""
+    out = []
+    for start, end, audio in spec:
+        for i in range(round((end - start) * 10)):
+            out.append((start + i / 10, BLOCK if audio else None))
+    return out
+
+
+def run(blocks, silent_s: float = SILENT_DEVICE_S) -> tuple[list, list[tuple[str, float]]]:
+    """The blocks passed on, and what was told at which block's time (a callback runs
+    before the block it fires on is passed on)."""
+    events: list[tuple[str, float]] = []
+    passed: list = []
+
+    def at() -> float:
+        return blocks[len(passed)][0]
+
+    stream = watched(blocks, lambda: events.append(("silent", at())),
+                     lambda: events.append(("back", at())), silent_s)
+    for item in stream:
+        passed.append(item)
+    return passed, events
+
+
+@pytest.mark.parametrize(
+    ("spec", "events"),
+    [
+        ([(0, 10, True)], []),
+        ([(0, 2, True), (2, 4.8, False), (4.8, 6, True)], []),  # 2.8 s: a stutter, no more
+        ([(0, 2, True), (2, 8, False), (8, 9, True)], [("silent", 4.9), ("back", 8.0)]),
+        ([(0, 2, True), (2, 12, False)], [("silent", 4.9)]),  # told once
+        ([(0, 1, True), (1, 5, False), (5, 6, True), (6, 10, False)],
+         [("silent", 3.9), ("back", 5.0), ("silent", 8.9)]),  # and again if it goes again
+        ([(0, 10, False)], []),  # never delivered: the start-up check reports that
+    ],
+)
+def test_a_silent_device_is_told_once_and_its_return_too(spec, events):
+    blocks = ticks(spec)
+    passed, told = run(blocks)
+    assert passed == blocks  # every block goes on to the loop unchanged
+    assert [(e, round(t, 1)) for e, t in told] == events
+
+
+class SaidLines:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.speaking = False
+
+    def say(self, text: str, *, urgent: bool = False) -> None:
+        self.said.append(text)
+
+    def deaf_at(self, t: float) -> bool:
+        return False
+
+
+def test_the_table_hears_it_in_spanish_and_the_operator_reads_why(capsys):
+    announcer = SaidLines()
+    prompts = Prompts.load()
+    list(told_when_silent(ticks([(0, 1, True), (1, 6, False), (6, 7, True)]), announcer,
+                          prompts))
+    assert announcer.said == [prompts.say("device.microphone_silent"),
+                              prompts.say("device.microphone_back")]
+    assert "No escucho el micrófono" in announcer.said[0]
+    err = capsys.readouterr().err
+    assert "the microphone has delivered no audio for 3 s" in err
+    assert "voice-ref devices" in err
+    assert "the microphone delivers audio again" in err
+
+
+@pytest.mark.audio_devices
+def test_a_microphone_that_goes_quiet_mid_game_is_reported(card, tmp_path):
+    """Live `play` on the virtual card (the script-reading recognizer: no model); the
+    card's sink is suspended for 5 s, so its monitor, the microphone, delivers nothing."""
+    from table_audio import SHORT_GAME, short_game_config
+    from test_live_table import Lines, ctrl_c_works
+
+    from voice_ref.voice.session import listening_line
+
+    lines = tmp_path / "lines.json"
+    lines.write_text(json.dumps([text for _, text in SHORT_GAME]), encoding="utf-8")
+    oracle = Path(__file__).with_name("oracle_recognizer.py")
+    config = short_game_config(tmp_path / "config.toml", tmp_path / "no-model")
+    live = subprocess.Popen(
+        [sys.executable, str(oracle), str(lines), "--", "--config", str(config), "play",
+         "--json", "--state-dir", str(tmp_path / "live")],
+        env=card.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        encoding="utf-8", preexec_fn=ctrl_c_works,
+    )
+    out, err = Lines(live.stdout), Lines(live.stderr)
+    pactl = ["pactl", "suspend-sink", "table_air"]
+    try:
+        json.loads(out.next(timeout=180.0))  # the opening
+        err.wait_for(listening_line(1), timeout=180.0)
+        subprocess.run([*pactl, "1"], env=card.env(), check=True, timeout=20)
+        err.wait_for("has delivered no audio", timeout=60.0)
+        subprocess.run([*pactl, "0"], env=card.env(), check=True, timeout=20)
+        err.wait_for("delivers audio again", timeout=60.0)
+        live.send_signal(signal.SIGINT)
+        assert live.wait(timeout=120) == 0, "".join(err.all)
+    finally:
+        subprocess.run([*pactl, "0"], env=card.env(), timeout=20)
+        if live.poll() is None:
+            live.kill()
+    err.read_to_end(timeout=30)
+    stderr = "".join(err.all)
+    assert stderr.count("has delivered no audio") == 1
+    assert stderr.count("delivers audio again") == 1
