@@ -23,9 +23,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         print(f"\ntests: {exc}", flush=True)
 
 
-@pytest.fixture(scope="module")
-def card():
-    """A PulseAudio virtual sound card (a null sink whose monitor is the microphone)."""
+def _running_card():
+    """A started card for the length of the fixture, or the test skipped with the reason."""
     sound_card = VirtualSoundCard()
     try:
         sound_card.start()
@@ -33,3 +32,15 @@ def card():
         pytest.skip(f"PulseAudio cannot start here: {exc}")
     yield sound_card
     sound_card.stop()
+
+
+@pytest.fixture(scope="module")
+def card():
+    """A PulseAudio virtual sound card (a null sink whose monitor is the microphone)."""
+    yield from _running_card()
+
+
+@pytest.fixture
+def own_card():
+    """A card for one test alone, for a test that changes it (a late loudspeaker)."""
+    yield from _running_card()

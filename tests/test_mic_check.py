@@ -239,28 +239,14 @@ def test_the_microphone_is_checked_after_the_referee_asks(card, tmp_path):
     assert "self_hearing" not in report["problems"]
 
 
-@pytest.fixture
-def late_card():
-    """A sound card of its own (the late loudspeaker stays loaded in it)."""
-    from pulse_helpers import PulseUnavailable, VirtualSoundCard
-
-    sound_card = VirtualSoundCard()
-    try:
-        sound_card.start()
-    except PulseUnavailable as exc:
-        pytest.skip(f"PulseAudio cannot start here: {exc}")
-    yield sound_card
-    sound_card.stop()
-
-
 @pytest.mark.audio_devices
-def test_a_loudspeaker_that_plays_late_is_found(late_card):
+def test_a_loudspeaker_that_plays_late_is_found(own_card):
     """The referee's voice reaches the table 0.8 s after the loudspeaker is given it (a
     looped sink): its end, after the line's own trailing silence, falls past the deaf
     window, and the check says which holdoff_s covers it. The check judges the audio the
     live loop would hear, so the leaked end shows as an utterance too."""
-    env = late_card.env()
-    env["PULSE_SINK"] = late_card.late_loudspeaker(800)
+    env = own_card.env()
+    env["PULSE_SINK"] = own_card.late_loudspeaker(800)
     run = check("--seconds", "2", "--no-recognize", "--json", env=env, timeout=240)
     assert run.returncode == 1, run.stderr
     report = json.loads(run.stdout)
