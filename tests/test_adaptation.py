@@ -41,25 +41,29 @@ def test_texts_are_written_as_the_phrase_search_scores_them(
     assert adapt_set.written(text, digits_of, stop) == expected
 
 
-# SHA-256 of the JSON list of sentences the measured recipe says as table talk (m11,
-# model.bin b63fe6a9...). A new prompt line once changed it, and `.ci/run` built a model
-# nobody had measured.
-RECIPE_SENTENCES_SHA256 = "9bd6d76445cac52f6093192ad7d4660781bc3c24c2b6fa5b77c4135e8682991e"
+# SHA-256 of what the measured recipe says (m11, model.bin b63fe6a9...): its bids, counts,
+# other game phrases, table-talk sentences and sounds, as JSON (the dictionary's words come
+# from the system's word list and are left out). A new prompt line once changed the
+# sentences, and `.ci/run` built a model nobody had measured.
+RECIPE_VOCABULARY_SHA256 = "fe858bdd021055300b7452ad5ec559df1cf6e0f586e0449e40f2389dac5755b3"
 
 
-def test_the_recipe_says_the_sentences_it_was_measured_with(tmp_path: Path) -> None:
+def test_the_recipe_says_what_it_was_measured_with(tmp_path: Path) -> None:
+    import dataclasses
     import hashlib
 
     words = tmp_path / "words"
     words.write_text("casa\nperro\n", encoding="utf-8")
-    sentences = adapt_set.Vocabulary.build(words).sentences
-    digest = hashlib.sha256(json.dumps(sentences, ensure_ascii=False).encode()).hexdigest()
-    assert digest == RECIPE_SENTENCES_SHA256, (
-        "the adaptation's table-talk sentences changed (a line of prompts/es.toml in "
-        "clips.RECIPE_PROMPT_SECTIONS, or simulation TABLE_TALK): `voice-ref models adapt` "
-        "and .ci/run would build a model nobody measured. Keep the line out of those "
-        "sections, or measure the new model (BENCHMARKS.md) and update this digest and the "
-        "README's SHA-256.")
+    vocabulary = adapt_set.Vocabulary.build(words)
+    said = {f.name: getattr(vocabulary, f.name)
+            for f in dataclasses.fields(vocabulary) if f.name != "words"}
+    digest = hashlib.sha256(json.dumps(said, ensure_ascii=False).encode()).hexdigest()
+    assert digest == RECIPE_VOCABULARY_SHA256, (
+        "what `voice-ref models adapt` has its voices say changed (the phrase inventory, a "
+        "line of prompts/es.toml in clips.RECIPE_PROMPT_SECTIONS, or the simulator's "
+        "TABLE_TALK): it and .ci/run would build a model nobody measured. Keep the change "
+        "out of the recipe, or measure the new model (BENCHMARKS.md) and update this digest "
+        "and the README's SHA-256.")
     prompts = adapt_set.tomllib.loads(adapt_set.DEFAULT_PROMPTS.read_text(encoding="utf-8"))
     assert set(prompts) >= adapt_set.RECIPE_PROMPT_SECTIONS  # no section was renamed away
 
