@@ -9,7 +9,8 @@ name, a final "." half the time, numbers in digits about a third of the time).
 What is said (shares of the clips): bids 35%, count answers 20% (70% of them a bare
 number 0-60), other game phrases 15% (the phrase inventory at `Level.COMMON`), single
 dictionary words with no game word 10% (`wspanish`), sentences 15% (the simulator's table
-talk, the referee's own prompt lines without placeholders), a name alone 5%; with
+talk, the referee's own prompt lines without placeholders, of `RECIPE_PROMPT_SECTIONS`),
+a name alone 5%; with
 `sounds` W, short sounds ("oh", "uf", "ja ja") as table talk too, weight W against those.
 
 Who says it: espeak-ng's `es` / `es-419` with 36 variants each, **never** the DEV set's
@@ -76,6 +77,15 @@ VARIANTS = 36
 MBROLA = ("es1", "es2", "es4")  # the Spanish databases whose phoneme set espeak-ng's --pho fits
 MBROLA_SHARE = 0.2
 ROOMS = 24
+ROOM_SEED = 7300  # rooms unlike the bench's (seeds 0-99)
+ROOM_SHARE = 0.25
+NOISE_SHARE = 0.8
+DIGITS_SHARE = 0.35
+LEVELS_DBFS = (-34.0, -14.0)
+SNR_DB = (0.0, 24.0)
+EDGE_S = (0.15, 0.3)
+KINDS = (("bid", 0.35), ("count", 0.20), ("game", 0.15), ("word", 0.10),
+         ("sentence", 0.15), ("name", 0.05))
 # The prompts/es.toml sections whose lines the measured recipe says as table talk (every
 # section there was when m8/m11 were built and measured; BENCHMARKS.md, sessions 30-39).
 # Lines in other sections (the microphone check, the device warnings: session 40) leave
@@ -86,15 +96,6 @@ RECIPE_PROMPT_SECTIONS = frozenset({
     "opening", "words", "rules_name", "ask", "announce", "result", "undone", "query",
     "minimum", "reject", "illegal",
 })
-ROOM_SEED = 7300  # rooms unlike the bench's (seeds 0-99)
-ROOM_SHARE = 0.25
-NOISE_SHARE = 0.8
-DIGITS_SHARE = 0.35
-LEVELS_DBFS = (-34.0, -14.0)
-SNR_DB = (0.0, 24.0)
-EDGE_S = (0.15, 0.3)
-KINDS = (("bid", 0.35), ("count", 0.20), ("game", 0.15), ("word", 0.10),
-         ("sentence", 0.15), ("name", 0.05))
 # `--sounds`: short sounds people make at a table, which must stay table talk (a real
 # "oh" was taken as *dudo* on tuning-real); left out when they are game words.
 SOUNDS = ("oh", "ah", "eh", "uf", "ay", "uy", "bah", "guau", "ajá", "ja ja", "je je", "mmm",
