@@ -44,7 +44,9 @@ from voice_ref.voice.asr.level import (
     MAX_GAIN_DB,
     SILENCE_DBFS,
     clipped_share,
+    frame_powers,
     speech_level_dbfs,
+    to_dbfs,
 )
 from voice_ref.voice.own_voice import OwnVoice, TimedAudio, measure_own_voice
 
@@ -206,15 +208,12 @@ def room_level_dbfs(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMP
     guard = int(ROOM_GUARD_S * rate)
     for span in spans:
         keep[max(0, int(span.start_s * rate) - guard) : int(span.end_s * rate) + guard] = False
-    frames = len(audio) // FRAME
-    if frames == 0:
-        return SILENCE_DBFS
+    power = frame_powers(audio)
+    frames = len(power)
     usable = keep[: frames * FRAME].reshape(frames, FRAME).all(axis=1)
     if not usable.any():
         return SILENCE_DBFS
-    blocks = audio[: frames * FRAME].reshape(frames, FRAME)[usable]
-    power = float(np.median(np.mean(np.square(blocks, dtype=np.float64), axis=1)))
-    return max(SILENCE_DBFS, 10.0 * np.log10(power)) if power > 0 else SILENCE_DBFS
+    return float(to_dbfs(float(np.median(power[usable]))))
 
 
 def assess(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE,

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from voice_ref.voice.asr.level import FRAME, SILENCE_DBFS, speech_level_dbfs
+from voice_ref.voice.asr.level import (
+    FRAME,
+    SILENCE_DBFS,
+    frame_powers,
+    speech_level_dbfs,
+    to_dbfs,
+)
 
 # Voice frames: within this of the prompt's own level at the microphone (its last
 # syllables fade, a room's echo falls 20 dB in a third of its reverberation time) ...
@@ -86,10 +92,7 @@ def measure_own_voice(
     start, end = played
     heard = speech_level_dbfs(audio.between(start, end))
     floor = max(room_dbfs + ABOVE_ROOM_DB, heard - VOICE_RANGE_DB)
-    after = audio.between(end, end + MAX_TAIL_S)
-    frames = len(after) // FRAME
-    power = np.mean(np.square(after[: frames * FRAME].reshape(frames, FRAME), dtype=np.float64), 1)
-    level = 10.0 * np.log10(np.maximum(power, 1e-12))
+    level = to_dbfs(frame_powers(audio.between(end, end + MAX_TAIL_S)))
     frame_s = FRAME / audio.rate
     tail = 0.0
     for i, db in enumerate(level):

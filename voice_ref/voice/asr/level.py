@@ -23,17 +23,27 @@ SILENCE_DBFS = -120.0
 CLIP_LEVEL = 0.99  # a sample this close to full scale is clipped (or about to be)
 
 
+def frame_powers(audio: np.ndarray) -> np.ndarray:
+    """The mean power of each whole 20 ms frame of `audio` (float64; none when shorter)."""
+    frames = len(audio) // FRAME
+    return np.mean(np.square(audio[: frames * FRAME].reshape(frames, FRAME), dtype=np.float64), 1)
+
+
+def to_dbfs(power: np.ndarray | float) -> np.ndarray | float:
+    """Mean power in dB relative to a full-scale square wave (a full-scale sine is -3
+    dBFS), never below `SILENCE_DBFS` (digital silence)."""
+    with np.errstate(divide="ignore"):
+        return np.maximum(SILENCE_DBFS, 10.0 * np.log10(power))
+
+
 def speech_level_dbfs(audio: np.ndarray) -> float:
     """The level of the utterance's speech: the mean power of its loudest `LOUD_SHARE`
-    of 20 ms frames, in dB relative to a full-scale square wave (a full-scale sine is
-    -3 dBFS); `SILENCE_DBFS` for digital silence."""
-    frames = len(audio) // FRAME
-    if frames == 0:
+    of 20 ms frames, in dBFS (`to_dbfs`); `SILENCE_DBFS` for digital silence."""
+    power = frame_powers(audio)
+    if len(power) == 0:
         return SILENCE_DBFS
-    power = np.mean(np.square(audio[: frames * FRAME].reshape(frames, FRAME), dtype=np.float64), 1)
-    loud = np.sort(power)[::-1][: max(1, int(frames * LOUD_SHARE))]
-    mean = float(np.mean(loud))
-    return max(SILENCE_DBFS, 10.0 * np.log10(mean)) if mean > 0 else SILENCE_DBFS
+    loud = np.sort(power)[::-1][: max(1, int(len(power) * LOUD_SHARE))]
+    return float(to_dbfs(float(np.mean(loud))))
 
 
 def raised(
