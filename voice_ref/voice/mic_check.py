@@ -33,7 +33,7 @@ import json
 import sys
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import numpy as np
@@ -116,6 +116,16 @@ ADVICE: dict[MicProblem, str] = {
 NOTES = frozenset({MicProblem.QUIET, MicProblem.SPEAKER_UNHEARD})
 
 
+def too_quiet_to_raise(level_dbfs: float) -> bool:
+    """Speech that even raised by `MAX_GAIN_DB` stays under every measured clip."""
+    return level_dbfs < FLOOR_DBFS - MAX_GAIN_DB
+
+
+def clips(share: float) -> bool:
+    """An utterance flattened at full scale, beyond a few peaks (`CLIPPING_SHARE`)."""
+    return share > CLIPPING_SHARE
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     """Where the voice detector found speech, in seconds from the start of the audio."""
@@ -147,11 +157,11 @@ class MicReport:
         if level is None or level <= SILENCE_DBFS:
             return (MicProblem.NO_SPEECH, *self._own_voice_problems())
         problems = []
-        if level < FLOOR_DBFS - MAX_GAIN_DB:
+        if too_quiet_to_raise(level):
             problems.append(MicProblem.TOO_QUIET)
         elif level < FLOOR_DBFS:
             problems.append(MicProblem.QUIET)
-        if any(u.clipped_share > CLIPPING_SHARE for u in self.utterances):
+        if any(clips(u.clipped_share) for u in self.utterances):
             problems.append(MicProblem.CLIPPING)
         margin = self.margin_db
         if margin is not None and margin < NOISY_MARGIN_DB:
@@ -216,16 +226,14 @@ def room_level_dbfs(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMP
     return float(to_dbfs(float(np.median(power[usable]))))
 
 
-def assess(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE,
-           own_voice: OwnVoice | None = None) -> MicReport:
+def assess(audio: np.ndarray, spans: tuple[Span, ...], rate: int = SAMPLE_RATE) -> MicReport:
     """The report on `audio`, given where its speech is (`speech_spans`)."""
     utterances = tuple(
         UtteranceLevels(span, speech_level_dbfs(part), clipped_share(part))
         for span in spans
         if len(part := audio[int(span.start_s * rate) : int(span.end_s * rate)])
     )
-    return MicReport(len(audio) / rate, room_level_dbfs(audio, spans, rate), utterances,
-                     own_voice)
+    return MicReport(len(audio) / rate, room_level_dbfs(audio, spans, rate), utterances)
 
 
 class LevelWatch:
@@ -247,9 +255,9 @@ class LevelWatch:
         if not isinstance(level, float | int) or not isinstance(clipped, float | int):
             return None
         found = set()
-        if level < FLOOR_DBFS - MAX_GAIN_DB:
+        if too_quiet_to_raise(level):
             found.add(MicProblem.TOO_QUIET)
-        if clipped > CLIPPING_SHARE:
+        if clips(clipped):
             found.add(MicProblem.CLIPPING)
         self._recent.append(frozenset(found))
         for problem in (MicProblem.CLIPPING, MicProblem.TOO_QUIET):
@@ -357,12 +365,10 @@ def main(args: argparse.Namespace) -> int:
     except (AudioFileError, MicrophoneUnavailable) as exc:
         print(f"voice-ref check: {exc}", file=sys.stderr)
         return 2
-    spans = speech_spans(audio)
-    own_voice = None
+    report = assess(audio, speech_spans(audio))
     if played is not None:
-        room = room_level_dbfs(audio, spans)
-        own_voice = measure_own_voice(timed, played, room, holdoff)
-    report = assess(audio, spans, own_voice=own_voice)
+        own_voice = measure_own_voice(timed, played, report.room_dbfs, holdoff)
+        report = replace(report, own_voice=own_voice)
     heard = [] if args.no_recognize or not report.utterances else _heard(args, config, audio)
     if args.json:
         print(json.dumps({**report.to_json(), "heard": heard}, ensure_ascii=False))
