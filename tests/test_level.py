@@ -22,11 +22,14 @@ def tone(dbfs: float, seconds: float = 0.5) -> np.ndarray:
     return (np.sqrt(2) * 10 ** (dbfs / 20) * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
 
 
-def call_in_a_room(speech_dbfs: float) -> np.ndarray:
-    """0.5 s of "speech" between 0.6 s of quiet room noise 30 dB below it."""
+def call_in_a_room(speech_dbfs: float, room_below_db: float = 30.0) -> np.ndarray:
+    """0.5 s of "speech" (0.6-1.1 s) between 0.6 s of room noise `room_below_db` below
+    it, clipped at full scale as a sound card clips."""
     rng = np.random.default_rng(7)
-    room = lambda n: (rng.standard_normal(n) * 10 ** ((speech_dbfs - 30) / 20)).astype(np.float32)  # noqa: E731
-    return np.concatenate([room(9600), tone(speech_dbfs) + room(8000), room(9600)])
+    level = 10 ** ((speech_dbfs - room_below_db) / 20)
+    room = lambda n: (rng.standard_normal(n) * level).astype(np.float32)  # noqa: E731
+    audio = np.concatenate([room(9600), tone(speech_dbfs) + room(8000), room(9600)])
+    return np.clip(audio, -1.0, 1.0)
 
 
 @pytest.mark.parametrize("dbfs", [-10.0, -24.0, -45.0])

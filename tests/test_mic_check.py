@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from pulse_helpers import SINK
 from table_audio import espeak_available, speak
+from test_level import call_in_a_room
 
 from voice_ref.voice.asr.level import FLOOR_DBFS, MAX_GAIN_DB, SILENCE_DBFS, clipped_share
 from voice_ref.voice.audio_in import write_wav
@@ -33,23 +34,7 @@ from voice_ref.voice.mic_check import (
 RATE = 16000
 VOICE_REF = [sys.executable, "-m", "voice_ref"]
 WHISPER = Path(__file__).resolve().parents[1] / "models" / "whisper-base"
-SPEECH = Span(0.6, 1.1)  # where `call_in_a_room` puts its "speech"
-
-
-def tone(dbfs: float, seconds: float) -> np.ndarray:
-    """A 220 Hz sine of mean power `dbfs` (no clipping applied)."""
-    t = np.arange(int(RATE * seconds)) / RATE
-    return np.sqrt(2) * 10 ** (dbfs / 20) * np.sin(2 * np.pi * 220 * t)
-
-
-def call_in_a_room(speech_dbfs: float, room_below_db: float = 30.0) -> np.ndarray:
-    """0.6 s of room, 0.5 s of "speech" over it, 0.6 s of room; clipped at full scale as a
-    sound card clips."""
-    rng = np.random.default_rng(3)
-    n = int(0.6 * RATE)
-    room = rng.standard_normal(2 * n + RATE // 2) * 10 ** ((speech_dbfs - room_below_db) / 20)
-    room[n : n + RATE // 2] += tone(speech_dbfs, 0.5)
-    return np.clip(room, -1.0, 1.0).astype(np.float32)
+SPEECH = Span(0.6, 1.1)  # where `test_level.call_in_a_room` puts its "speech"
 
 
 @pytest.mark.parametrize(
