@@ -16,12 +16,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from voice_ref.voice.asr.base import ListenContext, Utterance
+from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
 from voice_ref.voice.asr.level import FLOOR_DBFS
+
+if TYPE_CHECKING:
+    from voice_ref.config import Config
+    from voice_ref.voice.decision import Decision
 
 T = TypeVar("T")
 BLOCK_S = 0.1
@@ -74,16 +78,39 @@ def level_note(level_dbfs: float | None) -> str:
     return f"  [speech {level_dbfs:.0f} dBFS{quiet}]"
 
 
+def listening(
+    config: Config,
+    backend: str | None,
+    model: str | None,
+    players: list[str],
+    expecting: str,
+) -> tuple[Recognizer, Callable[[Utterance], Decision]]:
+    """The configured recognizer (`backend`, `model`: the command line's choice, if any)
+    told what a game expecting `expecting` listens for, and the decision for each of its
+    utterances: a recording heard as a table would (`listen`, `voice-ref check`). Raises
+    `RecognizerUnavailable`."""
+    from voice_ref.language.inventory import PhraseInventory
+    from voice_ref.language.parser import Parser
+    from voice_ref.voice.asr.select import model_and_recognizer
+    from voice_ref.voice.decision import decide, thresholds_from
+
+    config, recognizer = model_and_recognizer(config, backend, model, players)
+    inventory = PhraseInventory(
+        players, config.dialect, clean_bids=config.rules.clean_bids, faces=config.dialect_faces
+    )
+    phrases = tuple(inventory.phrases(expecting, canonical=False))
+    recognizer.set_context(ListenContext(expecting, phrases))
+    parser = Parser(players)
+    limits = thresholds_from(config)
+    return recognizer, lambda utt: decide(utt, parser, limits=limits)
+
+
 def main(args: argparse.Namespace) -> int:
     from voice_ref.config import load_config
-    from voice_ref.language.inventory import EXPECTING, PhraseInventory
-    from voice_ref.language.parser import Parser
-    from voice_ref.voice.asr.select import (
-        RecognizerUnavailable,
-        model_and_recognizer,
-    )
+    from voice_ref.language.inventory import EXPECTING
+    from voice_ref.voice.asr.select import RecognizerUnavailable
     from voice_ref.voice.audio_in import read_wav
-    from voice_ref.voice.decision import Action, decide, thresholds_from
+    from voice_ref.voice.decision import Action
 
     config = load_config(getattr(args, "config", None))
     players = (
@@ -96,7 +123,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     path = Path(args.wav)
     try:
-        config, recognizer = model_and_recognizer(config, args.backend, args.model, players)
+        recognizer, handle = listening(config, args.backend, args.model, players, args.expecting)
         audio = read_wav(path, recognizer.sample_rate)
     except RecognizerUnavailable as exc:
         print(f"voice-ref listen: {exc}", file=sys.stderr)
@@ -104,17 +131,6 @@ def main(args: argparse.Namespace) -> int:
     except (OSError, EOFError, ValueError) as exc:
         print(f"voice-ref listen: cannot read {path} as a WAV file ({exc})", file=sys.stderr)
         return 2
-    inventory = PhraseInventory(
-        players, config.dialect, clean_bids=config.rules.clean_bids, faces=config.dialect_faces
-    )
-    phrases = tuple(inventory.phrases(args.expecting, canonical=False))
-    recognizer.set_context(ListenContext(args.expecting, phrases))
-    parser = Parser(players)
-    limits = thresholds_from(config)
-
-    def handle(utt: Utterance):  # noqa: ANN202
-        return decide(utt, parser, limits=limits)
-
     results, _ = stream(recognizer, audio, handle)
     for item in results:
         utt, decision = item.utterance, item.result

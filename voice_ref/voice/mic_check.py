@@ -422,26 +422,16 @@ def _heard(args: argparse.Namespace, config, audio: np.ndarray) -> list[dict]:  
     """What the configured recognizer and the decision make of the recording, as in a
     game waiting for a bid (`voice-ref listen` shows more)."""
     from voice_ref.language.expecting import Expecting
-    from voice_ref.language.inventory import PhraseInventory
-    from voice_ref.language.parser import Parser
-    from voice_ref.voice.asr.base import ListenContext
-    from voice_ref.voice.asr.select import RecognizerUnavailable, model_and_recognizer
-    from voice_ref.voice.decision import decide, thresholds_from
-    from voice_ref.voice.listen import stream
+    from voice_ref.voice.asr.select import RecognizerUnavailable
+    from voice_ref.voice.listen import listening, stream
 
-    players = list(config.game.players)
     try:
-        config, recognizer = model_and_recognizer(config, args.backend, args.model, players)
+        recognizer, handle = listening(config, args.backend, args.model,
+                                       list(config.game.players), Expecting.TURN)
     except RecognizerUnavailable as exc:
         print(f"voice-ref check: not recognized ({exc})", file=sys.stderr)
         return []
-    inventory = PhraseInventory(
-        players, config.dialect, clean_bids=config.rules.clean_bids, faces=config.dialect_faces
-    )
-    turn = Expecting.TURN
-    recognizer.set_context(ListenContext(turn, tuple(inventory.phrases(turn, canonical=False))))
-    parser, limits = Parser(players), thresholds_from(config)
-    results, _ = stream(recognizer, audio, lambda utt: decide(utt, parser, limits=limits))
+    results, _ = stream(recognizer, audio, handle)
     return [
         {
             "text": item.result.heard,
