@@ -122,12 +122,14 @@ def test_urgent_announcement_cancels_one_still_being_rendered():
 def test_deaf_while_speaking_and_for_the_holdoff_after():
     speaker = FakeSpeaker()
     ann = Announcer(SETTINGS, speaker, holdoff_s=0.3, render=fixed_length(0.2))
+    assert ann.last_spoken is None
     before = time.monotonic()
     time.sleep(0.01)
     ann.say("cinco quinas")
     assert ann.deaf_at(time.monotonic())  # queued counts as speaking
     assert ann.wait_idle(timeout=5)
-    start, end = ann._spoken[-1]
+    start, end = ann.last_spoken  # the window `voice-ref check` times its prompt by
+    assert before < start < end
     assert not ann.deaf_at(before)
     assert ann.deaf_at((start + end) / 2)
     assert ann.deaf_at(end + 0.25)

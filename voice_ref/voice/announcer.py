@@ -366,6 +366,13 @@ class Announcer:
         """True while an announcement is queued or playing."""
         return self._pending > 0
 
+    @property
+    def last_spoken(self) -> tuple[float, float] | None:
+        """The last deaf window's (start, end) before its hold-off, monotonic: from the
+        moment a line was queued to when the loudspeaker reported it played."""
+        with self._lock:
+            return self._spoken[-1] if self._spoken else None
+
     def deaf_at(self, t: float) -> bool:
         """Whether audio captured at monotonic time `t` must not be recognized."""
         with self._lock:

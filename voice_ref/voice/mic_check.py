@@ -386,33 +386,28 @@ def main(args: argparse.Namespace) -> int:
 def _ask_for_a_call(  # noqa: ANN001 - a Config
     config, seconds: float, *, quiet: bool
 ) -> tuple[float, float] | None:
-    """Say the check's prompt through the loudspeaker; when it played, by the monotonic
-    clock the live loop gates its own voice by (None: it did not play to the end)."""
-    import threading
-    import time
-
+    """Say the check's prompt as a game says its lines (the live `Announcer`); its deaf
+    window, by the monotonic clock the live loop gates its own voice by (None: it did
+    not play to the end)."""
     from voice_ref.dialogue.prompts import Prompts
-    from voice_ref.voice.announcer import PlayEnd, SoundOutput, Synthesizer, VoiceSettings
+    from voice_ref.voice.announcer import make_announcer
 
     line = Prompts.load().say("check.ask")
     if not quiet:
         print(f"referee: {line}", file=sys.stderr)
-    settings = VoiceSettings(voice=config.voice.voice, rate=config.voice.rate,
-                             volume=config.voice.volume)
-    started: list[float] = []
-    played = None
+    announcer = make_announcer(config.voice, silent=False,
+                               output_device=config.audio.output_device,
+                               holdoff_s=config.audio.holdoff_s)
     try:
-        speech = Synthesizer(settings).render(line)
-        end = SoundOutput(config.audio.output_device).play(
-            speech, threading.Event(), on_start=lambda: started.append(time.monotonic()))
-        if end is PlayEnd.FINISHED and started:
-            played = (started[0], time.monotonic())
-        else:
-            print(f"voice-ref check: the loudspeaker did not play the prompt ({end.value}); "
-                  "say a call, e.g. \"cuatro quinas\", now.", file=sys.stderr)
-    except Exception as exc:  # the microphone can be checked without a loudspeaker
-        print(f"voice-ref check: the loudspeaker did not say the prompt ({exc}); "
-              "say a call, e.g. \"cuatro quinas\", now.", file=sys.stderr)
+        announcer.say(line)
+        played = announcer.last_spoken if announcer.wait_idle(timeout=60) else None
+        if announcer.errors:  # it said why on stderr
+            played = None
+    finally:
+        announcer.close()
+    if played is None:  # the microphone can be checked without a loudspeaker
+        print("voice-ref check: the loudspeaker did not say the prompt; say a call, e.g. "
+              "\"cuatro quinas\", now.", file=sys.stderr)
     # A program driving the check (the tests) speaks once it reads this line.
     print(f"voice-ref check: recording {seconds:.0f} s now", file=sys.stderr, flush=True)
     return played
