@@ -45,6 +45,11 @@ class VirtualSoundCard:
         return subprocess.run(cmd, env=self.env(), capture_output=True, text=True,
                               check=check, timeout=20)
 
+    def _null_sink(self, name: str) -> list[str]:
+        """The module and arguments of one sink of this card's air (see `start`)."""
+        return ["module-null-sink", f"sink_name={name}", f"rate={self.rate}", "channels=1",
+                "norewinds=1"]
+
     def start(self) -> VirtualSoundCard:
         for program in ("pulseaudio", "pactl", "paplay"):
             if shutil.which(program) is None:
@@ -60,7 +65,7 @@ class VirtualSoundCard:
             ["pulseaudio", "-D", "--exit-idle-time=-1", "--system=false", "-n",
              "--disallow-exit", "--log-target=stderr",
              "--load=module-native-protocol-unix",
-             f"--load=module-null-sink sink_name={SINK} rate={self.rate} channels=1 norewinds=1"],
+             f"--load={' '.join(self._null_sink(SINK))}"],
             env=env, capture_output=True, text=True, timeout=20,
         )
         if started.returncode != 0:
@@ -83,11 +88,25 @@ class VirtualSoundCard:
         audio, as a Bluetooth one does (a null sink looped into `table_air` with that
         latency). Its name, for `PULSE_SINK`: a program run with it speaks there."""
         name = "late_speaker"
-        self._run("pactl", "load-module", "module-null-sink", f"sink_name={name}",
-                  f"rate={self.rate}", "channels=1", "norewinds=1")
+        self._run("pactl", "load-module", *self._null_sink(name))
         self._run("pactl", "load-module", "module-loopback", f"source={name}.monitor",
                   f"sink={SINK}", f"latency_msec={delay_ms}")
         return name
+
+    def unplug(self) -> None:
+        """The table's air taken away as a USB microphone (and speaker) pulled out: its
+        sink and monitor vanish, and streams on them end."""
+        modules = self._run("pactl", "list", "short", "modules").stdout.splitlines()
+        for line in modules:
+            fields = line.split("\t")
+            if fields[1] == "module-null-sink" and f"sink_name={SINK} " in fields[2] + " ":
+                self._run("pactl", "unload-module", fields[0])
+
+    def plug_back(self) -> None:
+        """The air back, as a device plugged in again, and the system's defaults again."""
+        self._run("pactl", "load-module", *self._null_sink(SINK))
+        self._run("pactl", "set-default-sink", SINK)
+        self._run("pactl", "set-default-source", f"{SINK}.monitor")
 
     def stop(self) -> None:
         env = self.env()

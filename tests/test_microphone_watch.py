@@ -3,10 +3,12 @@ hears so, whoever set it up reads why, and both hear when it is back."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +16,7 @@ import pytest
 
 from voice_ref.app import told_when_silent
 from voice_ref.dialogue.prompts import Prompts
-from voice_ref.voice.microphone import SILENT_DEVICE_S, watched
+from voice_ref.voice.microphone import SILENT_DEVICE_S, Microphone, watched
 
 BLOCK = np.zeros(1600, np.float32)
 
@@ -94,6 +96,66 @@ def test_the_table_hears_it_in_spanish_and_the_operator_reads_why(capsys):
 def test_a_microphone_that_goes_quiet_mid_game_is_reported(card, tmp_path):
     """Live `play` on the virtual card (the script-reading recognizer: no model); the
     card's sink is suspended for 5 s, so its monitor, the microphone, delivers nothing."""
+    live, _out, err = oracle_play(card, tmp_path)
+    pactl = ["pactl", "suspend-sink", "table_air"]
+    try:
+        subprocess.run([*pactl, "1"], env=card.env(), check=True, timeout=20)
+        err.wait_for("has delivered no audio", timeout=60.0)
+        subprocess.run([*pactl, "0"], env=card.env(), check=True, timeout=20)
+        err.wait_for("delivers audio again", timeout=60.0)
+        live.send_signal(signal.SIGINT)
+        assert live.wait(timeout=120) == 0, "".join(err.all)
+    finally:
+        subprocess.run([*pactl, "0"], env=card.env(), timeout=20)
+        if live.poll() is None:
+            live.kill()
+    err.read_to_end(timeout=30)
+    stderr = "".join(err.all)
+    assert stderr.count("has delivered no audio") == 1
+    assert stderr.count("delivers audio again") == 1
+
+
+class Stream:
+    """A PortAudio stream: a live one, or one its device took away with it."""
+
+    def __init__(self, active: bool) -> None:
+        self.active = active
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_ended_stream_is_opened_again_until_its_device_is_back():
+    """The device comes back on the third try; meanwhile the loop gets its idle ticks."""
+    import sounddevice as sd
+
+    mic = Microphone(reopen_every_s=0.05)
+    mic._device_rate = mic.sample_rate
+    mic._stream = Stream(active=False)
+    tries: list[float] = []
+
+    def start_stream() -> None:
+        tries.append(time.monotonic())
+        if len(tries) < 3:
+            raise sd.PortAudioError("Unanticipated host error")
+        mic._stream = Stream(active=True)  # its first block is in the queue
+        mic._queue.put((time.monotonic(), BLOCK))
+
+    mic._start_stream = start_stream
+    assert mic.ended
+    got = []
+    for _t, samples in mic.blocks(poll_s=0.01):
+        got.append(samples)
+        if samples is not None:
+            break
+    assert len(tries) == 3 and mic.reopens == 1
+    assert min(b - a for a, b in itertools.pairwise(tries)) >= 0.05  # not a busy loop
+    assert got[:-1] == [None] * (len(got) - 1) and len(got) > 3
+
+
+def oracle_play(card, tmp_path: Path) -> tuple[subprocess.Popen, object, object]:
+    """Live `play --json` on the card with the script-reading recognizer (no model), once
+    the opening has been said: the process and its stdout / stderr lines."""
     from table_audio import SHORT_GAME, short_game_config
     from test_live_table import Lines, ctrl_c_works
 
@@ -110,21 +172,35 @@ def test_a_microphone_that_goes_quiet_mid_game_is_reported(card, tmp_path):
         encoding="utf-8", preexec_fn=ctrl_c_works,
     )
     out, err = Lines(live.stdout), Lines(live.stderr)
-    pactl = ["pactl", "suspend-sink", "table_air"]
+    json.loads(out.next(timeout=180.0))  # the opening
+    err.wait_for(listening_line(1), timeout=180.0)
+    return live, out, err
+
+
+@pytest.mark.audio_devices
+def test_a_microphone_unplugged_and_plugged_back_is_heard_again(own_card, tmp_path):
+    """The card's air (microphone and loudspeaker) taken away mid-game and put back, as a
+    USB speakerphone pulled out and plugged in: PortAudio ends the stream for good, so
+    only a stream opened again hears the next player, without restarting the referee."""
+    from table_audio import SHORT_GAME, utterance_wav, voice_of
+
+    who, text = SHORT_GAME[0]
+    clip = utterance_wav(text, tmp_path / "first.wav", voice_of(who))
+    live, out, err = oracle_play(own_card, tmp_path)
     try:
-        json.loads(out.next(timeout=180.0))  # the opening
-        err.wait_for(listening_line(1), timeout=180.0)
-        subprocess.run([*pactl, "1"], env=card.env(), check=True, timeout=20)
+        own_card.unplug()
         err.wait_for("has delivered no audio", timeout=60.0)
-        subprocess.run([*pactl, "0"], env=card.env(), check=True, timeout=20)
+        time.sleep(2.5)  # a try to open it again while it is away
+        own_card.plug_back()
         err.wait_for("delivers audio again", timeout=60.0)
+        time.sleep(4.0)  # "Ya escucho de nuevo…" is said; players wait for it to end
+        own_card.play(clip)
+        reply = json.loads(out.next(timeout=60.0))
         live.send_signal(signal.SIGINT)
         assert live.wait(timeout=120) == 0, "".join(err.all)
     finally:
-        subprocess.run([*pactl, "0"], env=card.env(), timeout=20)
         if live.poll() is None:
             live.kill()
     err.read_to_end(timeout=30)
-    stderr = "".join(err.all)
-    assert stderr.count("has delivered no audio") == 1
-    assert stderr.count("delivers audio again") == 1
+    assert reply["heard"] == text and reply["accepted"], reply
+    assert reply["state"]["bid"]["by"] == who

@@ -38,7 +38,7 @@ from voice_ref.voice.asr.base import Recognizer, Utterance
 from voice_ref.voice.audio_in import AudioFileError, check_audio
 from voice_ref.voice.decision import Heard, heard_record, make_decider
 from voice_ref.voice.mic_check import LevelWatch
-from voice_ref.voice.microphone import SILENT_DEVICE_S, watched
+from voice_ref.voice.microphone import REOPEN_EVERY_S, SILENT_DEVICE_S, watched
 from voice_ref.voice.ports import AnnouncerPort
 
 
@@ -317,7 +317,8 @@ def told_when_silent(
 
     def silent() -> None:
         warn(f"the microphone has delivered no audio for {SILENT_DEVICE_S:.0f} s (unplugged, "
-             "muted, or its sound server stopped); `voice-ref devices` lists what is there.")
+             "muted, or its sound server stopped); an unplugged one is opened again every "
+             f"{REOPEN_EVERY_S:.0f} s until it is back. `voice-ref devices` lists what is there.")
         announcer.say(prompts.say("device.microphone_silent"))
 
     def back() -> None:

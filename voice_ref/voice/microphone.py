@@ -7,6 +7,7 @@ recorded while the referee was speaking, however long recognition takes to get t
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -42,17 +43,25 @@ def capture_end(times, frames: int, rate: int) -> float:
     return now - latency + frames / rate
 
 
+# A stream PortAudio has ended (its device was unplugged) is opened again this often until
+# the device is back: a table need not restart the referee after re-plugging a microphone.
+REOPEN_EVERY_S = 2.0
+
+
 class Microphone:
     """Opens the input device; iterate `blocks()` to get (capture_time, samples)."""
 
     def __init__(
-        self, device: str | int = "", sample_rate: int = 16000, block_s: float = 0.1
+        self, device: str | int = "", sample_rate: int = 16000, block_s: float = 0.1,
+        reopen_every_s: float = REOPEN_EVERY_S,
     ) -> None:
         self.device = device_or_default(device)
         self.sample_rate = sample_rate
         self.block_s = block_s
         self.first_block = threading.Event()  # set when the first callback has arrived
+        self.reopen_every_s = reopen_every_s
         self.overflows = 0
+        self.reopens = 0  # streams opened again after their device went away
         self._queue: queue.Queue[tuple[float, np.ndarray]] = queue.Queue()
         self._stream = None
         self._closed = False
@@ -76,6 +85,18 @@ class Microphone:
         except sd.PortAudioError:
             device_rate = int(info["default_samplerate"])
         self._device_rate = device_rate
+        try:
+            self._start_stream()
+        except sd.PortAudioError as exc:
+            raise MicrophoneUnavailable(f"The microphone could not be opened ({exc}). "
+                                        f"{NO_MIC_HELP}") from None
+        return self
+
+    def _start_stream(self) -> None:
+        """Open and start a stream on the device; PortAudioError if it cannot be."""
+        import sounddevice as sd
+
+        device_rate = self._device_rate
 
         def callback(indata, frames, times, status) -> None:
             if status.input_overflow:
@@ -83,16 +104,39 @@ class Microphone:
             self._queue.put((capture_end(times, frames, device_rate), indata[:, 0].copy()))
             self.first_block.set()
 
+        stream = sd.InputStream(
+            samplerate=device_rate, channels=1, dtype="float32", device=self.device,
+            blocksize=int(device_rate * self.block_s), callback=callback, latency="low",
+        )
         try:
-            self._stream = sd.InputStream(
-                samplerate=device_rate, channels=1, dtype="float32", device=self.device,
-                blocksize=int(device_rate * self.block_s), callback=callback, latency="low",
-            )
-            self._stream.start()
-        except sd.PortAudioError as exc:
-            raise MicrophoneUnavailable(f"The microphone could not be opened ({exc}). "
-                                        f"{NO_MIC_HELP}") from None
-        return self
+            stream.start()
+        except sd.PortAudioError:
+            stream.close()
+            raise
+        self._stream = stream
+
+    @property
+    def ended(self) -> bool:
+        """PortAudio ended the stream by itself: its device went away (unplugged, or the
+        sound server lost it). It never resumes: only a new stream hears again."""
+        return not self._closed and (self._stream is None or not self._stream.active)
+
+    def _reopen(self) -> bool:
+        """Close the ended stream and open the device again; False while it is still away.
+        The device is looked for as PortAudio listed it at start: through PulseAudio or
+        PipeWire (the default device) a microphone plugged back in is found again."""
+        import sounddevice as sd
+
+        old, self._stream = self._stream, None
+        if old is not None:
+            with contextlib.suppress(sd.PortAudioError):
+                old.close()
+        try:
+            self._start_stream()
+        except sd.PortAudioError:
+            return False
+        self.reopens += 1
+        return True
 
     def close(self) -> None:
         self._closed = True
@@ -117,17 +161,23 @@ class Microphone:
 
     def blocks(self, poll_s: float = 0.1) -> Iterator[tuple[float, np.ndarray | None]]:
         """Captured blocks at `sample_rate`; `(now, None)` every `poll_s` of no audio, so the
-        loop can still re-ask a question when the device delivers nothing."""
+        loop can still re-ask a question when the device delivers nothing. A stream whose
+        device went away is opened again every `reopen_every_s` meanwhile."""
         import soxr
 
         resampler = None
         if self._device_rate != self.sample_rate:
             resampler = soxr.ResampleStream(self._device_rate, self.sample_rate, 1, "float32")
+        next_reopen = 0.0
         while not self._closed:
             try:
                 t, samples = self._queue.get(timeout=poll_s)
             except queue.Empty:
-                yield time.monotonic(), None
+                now = time.monotonic()
+                if self.ended and now >= next_reopen:
+                    next_reopen = now + self.reopen_every_s
+                    self._reopen()
+                yield now, None
                 continue
             if resampler is not None:
                 samples = resampler.resample_chunk(samples)
