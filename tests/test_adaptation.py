@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tool_loader import load_tool
 
 from voice_ref.adaptation import clips as adapt_set
 from voice_ref.simulation.render import NoiseBank
@@ -44,7 +45,8 @@ def test_texts_are_written_as_the_phrase_search_scores_them(
 # SHA-256 of what the measured recipe says (m11, model.bin b63fe6a9...): its bids, counts,
 # other game phrases, table-talk sentences and sounds, as JSON (the dictionary's words come
 # from the system's word list and are left out). A new prompt line once changed the
-# sentences, and `.ci/run` built a model nobody had measured.
+# sentences, and `.ci/run` built a model nobody had measured; since then they are frozen
+# (clips.RECIPE_VOCABULARY, tools/freeze_recipe_vocabulary.py).
 RECIPE_VOCABULARY_SHA256 = "fe858bdd021055300b7452ad5ec559df1cf6e0f586e0449e40f2389dac5755b3"
 
 
@@ -59,13 +61,26 @@ def test_the_recipe_says_what_it_was_measured_with(tmp_path: Path) -> None:
             for f in dataclasses.fields(vocabulary) if f.name != "words"}
     digest = hashlib.sha256(json.dumps(said, ensure_ascii=False).encode()).hexdigest()
     assert digest == RECIPE_VOCABULARY_SHA256, (
-        "what `voice-ref models adapt` has its voices say changed (the phrase inventory, a "
-        "line of prompts/es.toml in clips.RECIPE_PROMPT_SECTIONS, or the simulator's "
-        "TABLE_TALK): it and .ci/run would build a model nobody measured. Keep the change "
-        "out of the recipe, or measure the new model (BENCHMARKS.md) and update this digest "
-        "and the README's SHA-256.")
-    prompts = adapt_set.tomllib.loads(adapt_set.DEFAULT_PROMPTS.read_text(encoding="utf-8"))
-    assert set(prompts) >= adapt_set.RECIPE_PROMPT_SECTIONS  # no section was renamed away
+        "what `voice-ref models adapt` has its voices say changed (the frozen "
+        "clips.RECIPE_VOCABULARY): it and .ci/run would build a model nobody measured. "
+        "Measure the new model (BENCHMARKS.md) and update this digest, .ci/run's "
+        "MEASURED_MODEL_SHA256 and the README's SHA-256, or put the snapshot back.")
+    assert vocabulary.words == ["casa", "perro"]
+
+
+def test_a_new_snapshot_reads_back_as_it_was_written(tmp_path: Path) -> None:
+    """The freezing tool's snapshot of today's grammar round-trips; what the grammar says
+    today may differ from the frozen recipe (that is what the snapshot is for)."""
+    freeze = load_tool("freeze_recipe_vocabulary")
+    current = freeze.current_vocabulary()
+    current.write(tmp_path / "v.json.gz")
+    assert adapt_set.FrozenVocabulary.read(tmp_path / "v.json.gz") == current
+    assert ("cinco quinas", 5) in current.bids and "dudo" in current.game
+    assert "uf" in current.sounds and "dudo" in current.game_words
+    words = tmp_path / "words"
+    words.write_text("Dudo casa quinas perro\n", encoding="utf-8")
+    built = adapt_set.Vocabulary.build(words, tmp_path / "v.json.gz")
+    assert built.words == ["casa", "perro"]  # game words are no table talk
 
 
 def test_short_sounds_are_drawn_only_when_asked_for() -> None:

@@ -9,9 +9,9 @@ name, a final "." half the time, numbers in digits about a third of the time).
 What is said (shares of the clips): bids 35%, count answers 20% (70% of them a bare
 number 0-60), other game phrases 15% (the phrase inventory at `Level.COMMON`), single
 dictionary words with no game word 10% (`wspanish`), sentences 15% (the simulator's table
-talk, the referee's own prompt lines without placeholders, of `RECIPE_PROMPT_SECTIONS`),
-a name alone 5%; with
-`sounds` W, short sounds ("oh", "uf", "ja ja") as table talk too, weight W against those.
+talk and the referee's own prompt lines), a name alone 5%; with `sounds` W, short sounds
+("oh", "uf", "ja ja") as table talk too, weight W against those. All but the dictionary is
+frozen in `RECIPE_VOCABULARY`, as the measured model was built.
 
 Who says it: espeak-ng's `es` / `es-419` with 36 variants each, **never** the DEV set's
 held-out voices (`bench.HELDOUT_VOICES`); with MBROLA installed, also its Spanish diphone
@@ -34,27 +34,21 @@ voice per clip).
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import random
 import shutil
 import subprocess
 import tempfile
-import tomllib
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 import soxr
 
-from voice_ref.dialogue.prompts import DEFAULT_PROMPTS
-from voice_ref.language.expecting import Expecting
-from voice_ref.language.grammar import Level
-from voice_ref.language.intents import BidIntent, NameOnlyIntent, NumberIntent
-from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.spoken import number_to_words, spelled_out, with_digits
-from voice_ref.simulation.phrasing import TABLE_TALK
 from voice_ref.simulation.render import (
     RATE,
     NoiseBank,
@@ -86,20 +80,35 @@ SNR_DB = (0.0, 24.0)
 EDGE_S = (0.15, 0.3)
 KINDS = (("bid", 0.35), ("count", 0.20), ("game", 0.15), ("word", 0.10),
          ("sentence", 0.15), ("name", 0.05))
-# The prompts/es.toml sections whose lines the measured recipe says as table talk (every
-# section there was when m8/m11 were built and measured; BENCHMARKS.md, sessions 30-39).
-# Lines in other sections (the microphone check, the device warnings: session 40) leave
-# the model `.ci/run` builds as it was measured: with them it built another model.bin
-# (54f209c7... instead of b63fe6a9...). `tests/test_adaptation.py` pins these sentences, so
-# editing a line of these sections is a deliberate change of the recipe, to be measured.
-RECIPE_PROMPT_SECTIONS = frozenset({
-    "opening", "words", "rules_name", "ask", "announce", "result", "undone", "query",
-    "minimum", "reject", "illegal",
-})
-# `--sounds`: short sounds people make at a table, which must stay table talk (a real
-# "oh" was taken as *dudo* on tuning-real); left out when they are game words.
-SOUNDS = ("oh", "ah", "eh", "uf", "ay", "uy", "bah", "guau", "ajá", "ja ja", "je je", "mmm",
-          "pss", "ce", "be", "o", "a", "hala", "ojo", "ole", "vaya")
+# What the measured recipe's voices say (m8/m11; BENCHMARKS.md, sessions 30-39), frozen:
+# the phrase inventory, table talk and the referee's prompt lines as they were when it was
+# built, so the grammar and the prompts can grow and `.ci/run` still builds the measured
+# model. `tools/freeze_recipe_vocabulary.py` writes a new snapshot on purpose (a new recipe,
+# to be measured); `tests/test_adaptation.py` pins this one's content.
+RECIPE_VOCABULARY = Path(__file__).with_name("recipe_vocabulary.json.gz")
+
+
+@dataclass(frozen=True, slots=True)
+class FrozenVocabulary:
+    """The recipe's snapshot: what is said, except the dictionary's words."""
+
+    bids: list[tuple[str, int]]
+    counts: list[tuple[str, int]]
+    game: list[str]
+    sentences: list[str]
+    sounds: list[str]
+    game_words: list[str]  # casefolded; dictionary words drawn as table talk avoid them
+
+    @classmethod
+    def read(cls, path: Path = RECIPE_VOCABULARY) -> FrozenVocabulary:
+        said = json.loads(gzip.decompress(path.read_bytes()))
+        return cls([(t, n) for t, n in said["bids"]], [(t, n) for t, n in said["counts"]],
+                   said["game"], said["sentences"], said["sounds"], said["game_words"])
+
+    def write(self, path: Path) -> None:
+        text = json.dumps({f.name: getattr(self, f.name) for f in fields(self)},
+                          ensure_ascii=False, indent=0)
+        path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,28 +123,13 @@ class Vocabulary:
     sounds: list[str]
 
     @classmethod
-    def build(cls, dictionary: Path) -> Vocabulary:
-        inventory = PhraseInventory(NAMES, "chile")
-        bids, game = [], []
-        for phrase in inventory.phrases(Expecting.ANY, level=Level.COMMON):
-            intent = phrase.intent
-            if isinstance(intent, BidIntent):
-                bids.append((phrase.text, intent.quantity))
-            elif not isinstance(intent, NameOnlyIntent | NumberIntent):
-                game.append(phrase.text)
-        counts = [(p.text, p.intent.value)
-                  for p in inventory.phrases(Expecting.COUNT, level=Level.COMMON)
-                  if isinstance(p.intent, NumberIntent)]
-        game_words = {w.casefold() for w in inventory.words()}
+    def build(cls, dictionary: Path, frozen: Path = RECIPE_VOCABULARY) -> Vocabulary:
+        """The recipe's snapshot, and `dictionary`'s words that are no game word."""
+        said = FrozenVocabulary.read(frozen)
+        game_words = set(said.game_words)
         words = [w for w in dictionary.read_text(encoding="utf-8").split()
                  if w.isalpha() and len(w) > 2 and w.casefold() not in game_words]
-        prompts = tomllib.loads(DEFAULT_PROMPTS.read_text(encoding="utf-8"))
-        lines = [v for name, section in prompts.items()
-                 if name in RECIPE_PROMPT_SECTIONS and isinstance(section, dict)
-                 for v in section.values()
-                 if isinstance(v, str) and "{" not in v and len(v.split()) > 1]
-        sounds = [w for w in SOUNDS if w not in game_words]
-        return cls(bids, counts, game, words, [*TABLE_TALK, *lines], sounds)
+        return cls(said.bids, said.counts, said.game, words, said.sentences, said.sounds)
 
 
 def written(text: str, digits_of: int | None = None, stop: bool = False) -> str:
