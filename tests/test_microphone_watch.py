@@ -16,7 +16,12 @@ import pytest
 
 from voice_ref.app import told_when_silent
 from voice_ref.dialogue.prompts import Prompts
-from voice_ref.voice.microphone import SILENT_DEVICE_S, Microphone, watched
+from voice_ref.voice.microphone import (
+    SILENT_DEVICE_S,
+    Microphone,
+    native_noise_hidden,
+    watched,
+)
 
 BLOCK = np.zeros(1600, np.float32)
 
@@ -153,6 +158,17 @@ def test_an_ended_stream_is_opened_again_until_its_device_is_back():
     assert got[:-1] == [None] * (len(got) - 1) and len(got) > 3
 
 
+def test_native_diagnostics_are_hidden_and_other_messages_kept(capfd):
+    import os
+
+    with native_noise_hidden():
+        os.write(2, b"ALSA lib pcm_pulse.c:758:(pulse_prepare) PulseAudio: Unable\n\n")
+        os.write(2, b"Expression 'r' failed in 'src/hostapi/alsa/pa_linux_alsa.c'\n")
+        print("voice-ref: could not speak", file=sys.stderr)  # another thread's, say
+    print("after", file=sys.stderr)
+    assert capfd.readouterr().err == "voice-ref: could not speak\nafter\n"
+
+
 def oracle_play(card, tmp_path: Path) -> tuple[subprocess.Popen, object, object]:
     """Live `play --json` on the card with the script-reading recognizer (no model), once
     the opening has been said: the process and its stdout / stderr lines."""
@@ -203,4 +219,9 @@ def test_a_microphone_unplugged_and_plugged_back_is_heard_again(own_card, tmp_pa
             live.kill()
     err.read_to_end(timeout=30)
     assert reply["heard"] == text and reply["accepted"], reply
+    # The tries while it was away said nothing of their own (PortAudio's C diagnostics of a
+    # failed open are several lines each); its warning said that it is tried again.
+    stderr = "".join(err.all)
+    assert "FinishConfigure( &self->capture" not in stderr
+    assert "opened again every 2 s" in stderr
     assert reply["state"]["bid"]["by"] == who

@@ -8,7 +8,10 @@ recorded while the referee was speaking, however long recognition takes to get t
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
+import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -132,7 +135,8 @@ class Microphone:
             with contextlib.suppress(sd.PortAudioError):
                 old.close()
         try:
-            self._start_stream()
+            with native_noise_hidden():
+                self._start_stream()
         except sd.PortAudioError:
             return False
         self.reopens += 1
@@ -182,6 +186,34 @@ class Microphone:
             if resampler is not None:
                 samples = resampler.resample_chunk(samples)
             yield t, samples
+
+
+# How PortAudio's and ALSA's own diagnostics start (C code writing to file descriptor 2).
+NATIVE_NOISE = ("Expression '", "ALSA lib ")
+
+
+@contextlib.contextmanager
+def native_noise_hidden() -> Iterator[None]:
+    """PortAudio and ALSA print half a dozen lines of C diagnostics on every failed open: a
+    microphone tried every 2 s while unplugged would fill the operator's terminal. Whatever
+    reaches file descriptor 2 meanwhile is caught, and all but their lines written back
+    (another thread's message is delayed, never lost)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            lines = caught.read().decode("utf-8", "replace").splitlines(keepends=True)
+            kept = [x for x in lines if x.strip() and not x.startswith(NATIVE_NOISE)]
+            if kept:
+                sys.stderr.write("".join(kept))
+                sys.stderr.flush()
 
 
 # A live microphone delivers a block every 0.1 s. Nothing for this long: it was unplugged,
