@@ -199,7 +199,11 @@ def native_noise_hidden() -> Iterator[None]:
     reaches file descriptor 2 meanwhile is caught, and all but their lines written back
     (another thread's message is delayed, never lost)."""
     sys.stderr.flush()
-    saved = os.dup(2)
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to keep clean
+        yield
+        return
     with tempfile.TemporaryFile() as caught:
         os.dup2(caught.fileno(), 2)
         try:
