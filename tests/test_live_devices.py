@@ -88,3 +88,34 @@ def test_devices_and_say_explain_a_missing_sound_system():
                          timeout=60)
     assert say.returncode == 2
     assert "--out" in say.stderr and "Traceback" not in say.stderr
+
+
+@pytest.mark.parametrize(
+    ("audio", "live", "says"),
+    [
+        ('output_device = "altavoz que no existe"', False,
+         "The loudspeaker 'altavoz que no existe' (config.toml [audio] output_device) was not "
+         "found"),
+        ('input_device = "micrófono que no existe"', True,
+         "Microphone 'micrófono que no existe' (config.toml [audio] input_device) not found"),
+    ],
+)
+def test_a_device_setting_that_names_nothing_is_said_before_anything_loads(
+    tmp_path, audio, live, says
+):
+    """Whoever set the table up reads which setting names no device, and how to go on,
+    at once (no model is loaded, nothing is said), instead of a silent referee."""
+    from voice_ref.voice.audio_in import write_wav
+
+    config = tmp_path / "config.toml"
+    config.write_text(f"[audio]\n{audio}\n", encoding="utf-8")
+    clip = tmp_path / "table.wav"
+    write_wav(clip, np.zeros(16000, np.float32), 16000)
+    source = [] if live else ["--input", str(clip)]
+    run = subprocess.run([*VOICE_REF, "--config", str(config), "play", *source,
+                          "--state-dir", str(tmp_path / "state")],
+                         env=no_sound_server_env(), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert says in run.stderr and "Traceback" not in run.stderr
+    assert ("--silent" if not live else "--text") in run.stderr
+    assert "Árbitro" not in run.stdout and not (tmp_path / "state" / "game.jsonl").exists()

@@ -116,6 +116,9 @@ def test_a_microphone_that_goes_quiet_mid_game_is_reported(card, tmp_path):
             live.kill()
     err.read_to_end(timeout=30)
     stderr = "".join(err.all)
+    # Whoever set the table up reads which devices the referee took (the card's, via ALSA's
+    # PulseAudio plugin: "default").
+    assert "voice-ref: microphone: default; loudspeaker: default" in stderr
     assert stderr.count("has delivered no audio") == 1
     assert stderr.count("delivers audio again") == 1
 

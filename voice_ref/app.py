@@ -35,7 +35,12 @@ from voice_ref.dialogue.prompts import Prompts
 from voice_ref.dialogue.protocol import Reply
 from voice_ref.dialogue.referee import Referee, TableSetup
 from voice_ref.voice.asr.base import Recognizer, Utterance
-from voice_ref.voice.audio_in import AudioFileError, check_audio
+from voice_ref.voice.audio_in import (
+    AudioDeviceError,
+    AudioFileError,
+    check_audio,
+    device_name,
+)
 from voice_ref.voice.decision import Heard, heard_record, make_decider
 from voice_ref.voice.mic_check import LevelWatch
 from voice_ref.voice.microphone import REOPEN_EVERY_S, SILENT_DEVICE_S, watched
@@ -228,6 +233,15 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
 
     live = not getattr(args, "input", None)
     json_mode = bool(getattr(args, "json", False))
+    silent = bool(getattr(args, "silent", False))
+    loudspeaker = "none (--silent)"
+    if not silent:
+        try:
+            loudspeaker = device_name(config.audio.output_device, "output")
+        except AudioDeviceError as exc:
+            if config.audio.output_device != "":  # a setting that names nothing: say so now
+                return fail(f"{exc} `--silent` referees without speaking.")
+            loudspeaker = "none"  # each line then says on stderr that it could not be spoken
     mic = None
     if live:
         mic = Microphone(config.audio.input_device)
@@ -236,6 +250,9 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
         except MicrophoneUnavailable as exc:
             return fail(str(exc))
         resources.callback(mic.close)
+        print(f"voice-ref: microphone: {device_name(config.audio.input_device, 'input')}; "
+              f"loudspeaker: {loudspeaker} (config.toml [audio]; `voice-ref devices`)",
+              file=sys.stderr, flush=True)
     elif not Path(args.input).is_file():
         return fail(f"the recording {args.input} does not exist.")
     else:
@@ -264,7 +281,7 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
 
     announcer = make_announcer(
         config.voice,
-        silent=bool(getattr(args, "silent", False)),
+        silent=silent,
         output_device=config.audio.output_device,
         holdoff_s=config.audio.holdoff_s,
         echo=lambda _text: None,  # --silent: the screen or the JSON already shows every line

@@ -92,6 +92,27 @@ def describe_devices() -> list[str]:
     return lines
 
 
+class AudioDeviceError(ValueError):
+    """A device setting that names no device of that kind; the message says so plainly."""
+
+
+def device_name(setting: str | int, kind: str) -> str:
+    """The name of the device a config.toml setting selects ("input" or "output"), for the
+    operator to see which one the referee took (a USB microphone, or the laptop's own)."""
+    try:
+        import sounddevice as sd
+    except OSError as exc:  # libportaudio missing
+        raise AudioDeviceError(f"The audio library PortAudio is missing ({exc}).") from None
+    try:
+        return str(sd.query_devices(device_or_default(setting), kind)["name"])
+    except (ValueError, sd.PortAudioError) as exc:
+        what = {"input": "microphone", "output": "loudspeaker"}[kind]
+        which = (f"No {what}" if setting == "" else
+                 f"The {what} {setting!r} (config.toml [audio] {kind}_device) was not")
+        raise AudioDeviceError(f"{which} found ({exc}); `voice-ref devices` lists what there "
+                               "is.") from None
+
+
 def main_devices(args) -> int:
     """`voice-ref devices`: list microphones and loudspeakers, or say why there are none."""
     try:
