@@ -212,6 +212,8 @@ def test_the_microphone_is_checked_after_the_referee_asks(card, tmp_path):
         proc.kill()
     watcher.join(timeout=10)
     assert proc.returncode == 1, "".join(errors)
+    # Which devices are checked comes first (the card's, through ALSA's PulseAudio plugin).
+    assert errors[0].startswith("voice-ref check: microphone: default; loudspeaker: default")
     report = json.loads(out)
     assert report["problems"] == ["clipping"]
     assert len(report["utterances"]) == 1

@@ -40,6 +40,7 @@ from voice_ref.voice.audio_in import (
     AudioFileError,
     check_audio,
     device_name,
+    devices_in_use,
 )
 from voice_ref.voice.decision import Heard, heard_record, make_decider
 from voice_ref.voice.mic_check import LevelWatch
@@ -250,9 +251,8 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
         except MicrophoneUnavailable as exc:
             return fail(str(exc))
         resources.callback(mic.close)
-        print(f"voice-ref: microphone: {device_name(config.audio.input_device, 'input')}; "
-              f"loudspeaker: {loudspeaker} (config.toml [audio]; `voice-ref devices`)",
-              file=sys.stderr, flush=True)
+        print(f"voice-ref: {devices_in_use(config.audio, loudspeaker)}", file=sys.stderr,
+              flush=True)
     elif not Path(args.input).is_file():
         return fail(f"the recording {args.input} does not exist.")
     else:

@@ -14,6 +14,8 @@ import numpy as np
 import soundfile
 import soxr
 
+from voice_ref.config import AudioSettings
+
 
 class AudioFileError(ValueError):
     """A file that is no audio voice-ref can read; the message says which and why."""
@@ -111,6 +113,18 @@ def device_name(setting: str | int, kind: str) -> str:
                  f"The {what} {setting!r} (config.toml [audio] {kind}_device) was not")
         raise AudioDeviceError(f"{which} found ({exc}); `voice-ref devices` lists what there "
                                "is.") from None
+
+
+def devices_in_use(audio: AudioSettings, loudspeaker: str | None = None) -> str:
+    """"microphone: NAME; loudspeaker: NAME", what a live command tells whoever set the table
+    up first. `loudspeaker`: its name when already known (or why there is none)."""
+    if loudspeaker is None:
+        try:
+            loudspeaker = device_name(audio.output_device, "output")
+        except AudioDeviceError as exc:
+            loudspeaker = f"none ({exc})"
+    return (f"microphone: {device_name(audio.input_device, 'input')}; loudspeaker: "
+            f"{loudspeaker} (config.toml [audio]; `voice-ref devices`)")
 
 
 def main_devices(args) -> int:

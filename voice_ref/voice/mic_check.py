@@ -347,7 +347,12 @@ def record(
 def main(args: argparse.Namespace) -> int:
     """`voice-ref check [--input FILE] [--seconds N] [--no-recognize] [--json]`."""
     from voice_ref.config import load_config
-    from voice_ref.voice.audio_in import AudioFileError, read_wav
+    from voice_ref.voice.audio_in import (
+        AudioDeviceError,
+        AudioFileError,
+        devices_in_use,
+        read_wav,
+    )
     from voice_ref.voice.microphone import MicrophoneUnavailable
 
     config = load_config(getattr(args, "config", None))
@@ -356,13 +361,14 @@ def main(args: argparse.Namespace) -> int:
         if args.input:
             audio = read_wav(args.input, SAMPLE_RATE)
         else:
+            print(f"voice-ref check: {devices_in_use(config.audio)}", file=sys.stderr)
             holdoff = config.audio.holdoff_s
             timed, played = record(args.seconds + holdoff, config.audio.input_device,
                                    lambda: _ask_for_a_call(config, args.seconds, quiet=args.json))
             # What the live loop would hear: nothing until `holdoff_s` after its own voice.
             heard_from = timed.start if played is None else played[1] + holdoff
             audio = timed.after(heard_from)
-    except (AudioFileError, MicrophoneUnavailable) as exc:
+    except (AudioFileError, AudioDeviceError, MicrophoneUnavailable) as exc:
         print(f"voice-ref check: {exc}", file=sys.stderr)
         return 2
     report = assess(audio, speech_spans(audio))
