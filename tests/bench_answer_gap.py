@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import statistics
 import subprocess
 import sys
@@ -39,6 +40,7 @@ from voice_ref.voice.session import listening_line  # noqa: E402
 RATE = 16000
 FRAME = RATE // 100  # 10 ms
 SOUND = 1e-3  # the card's silence is exactly zero; espeak's quietest speech is far above
+UNANSWERED_S = 30.0  # a line not understood gets no reply (the table would repeat it)
 
 
 def speech_end(clip: np.ndarray) -> int:
@@ -79,12 +81,18 @@ def one_game(card: VirtualSoundCard, tmp: Path, model: str) -> list[float]:
             env=card.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             encoding="utf-8")
         out, err = Lines(live.stdout), Lines(live.stderr)
+        answered = 0
         try:
             json.loads(out.next(timeout=300))  # the opening
             err.wait_for(listening_line(1), timeout=300)
             for n, clip in enumerate(clips, start=2):
                 card.play(clip)
-                json.loads(out.next(timeout=120))
+                try:
+                    json.loads(out.next(timeout=UNANSWERED_S))
+                except queue.Empty:  # not understood: the script cannot go on
+                    print(f"  {clip.name}: no answer in {UNANSWERED_S:.0f} s; game stopped")
+                    break
+                answered += 1
                 err.wait_for(listening_line(n), timeout=120)
             time.sleep(1.0)
         finally:
@@ -94,7 +102,7 @@ def one_game(card: VirtualSoundCard, tmp: Path, model: str) -> list[float]:
             recorder.wait(timeout=30)
     air = np.frombuffer(raw.read_bytes()[: raw.stat().st_size // 2 * 2], "<i2") / 32768.0
     gaps, at = [], 0
-    for path in clips:
+    for path in clips[:answered]:
         clip = read_wav(path, RATE)
         begin = find(clip, air, at)
         end = begin + speech_end(clip)
@@ -123,6 +131,8 @@ def main() -> None:
             game = one_game(card, Path(tmp), args.model)
         print(f"game {run + 1}: " + " ".join(f"{g:.2f}" for g in game), flush=True)
         gaps += game
+    if not gaps:
+        raise SystemExit("no line was answered: no gap to report")
     ordered = sorted(gaps)
     p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
     print(f"end of a player's words -> first sound of the referee, {len(gaps)} lines: mean "
