@@ -57,8 +57,8 @@ def test_the_recipe_says_what_it_was_measured_with(tmp_path: Path) -> None:
     words = tmp_path / "words"
     words.write_text("casa\nperro\n", encoding="utf-8")
     vocabulary = adapt_set.Vocabulary.build(words)
-    said = {f.name: getattr(vocabulary, f.name)
-            for f in dataclasses.fields(vocabulary) if f.name != "words"}
+    said = {f.name: getattr(vocabulary.said, f.name)
+            for f in dataclasses.fields(vocabulary.said) if f.name != "game_words"}
     digest = hashlib.sha256(json.dumps(said, ensure_ascii=False).encode()).hexdigest()
     assert digest == RECIPE_VOCABULARY_SHA256, (
         "what `voice-ref models adapt` has its voices say changed (the frozen "
@@ -84,8 +84,9 @@ def test_a_new_snapshot_reads_back_as_it_was_written(tmp_path: Path) -> None:
 
 
 def test_short_sounds_are_drawn_only_when_asked_for() -> None:
-    vocab = adapt_set.Vocabulary([("cinco quinas", 5)], [("son dos", 2)], ["dudo"], ["mesa"],
-                                 ["qué nervios"], ["uf"])
+    said = adapt_set.FrozenVocabulary([("cinco quinas", 5)], [("son dos", 2)], ["dudo"],
+                                      ["qué nervios"], ["uf"], ["dudo", "quinas"])
+    vocab = adapt_set.Vocabulary(said, ["mesa"])
     rng = random.Random(0)
     without = {adapt_set.utterance(vocab, rng)[0] for _ in range(300)}
     assert "sound" not in without and {"bid", "count", "word"} <= without

@@ -113,23 +113,19 @@ class FrozenVocabulary:
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
-    """What the clips say, by kind (plain texts; numbers carry their value for digits)."""
+    """What the clips say: the recipe's snapshot, and the dictionary's words that are no
+    game word (drawn as table talk)."""
 
-    bids: list[tuple[str, int]]
-    counts: list[tuple[str, int]]
-    game: list[str]
+    said: FrozenVocabulary
     words: list[str]
-    sentences: list[str]
-    sounds: list[str]
 
     @classmethod
     def build(cls, dictionary: Path, frozen: Path = RECIPE_VOCABULARY) -> Vocabulary:
-        """The recipe's snapshot, and `dictionary`'s words that are no game word."""
         said = FrozenVocabulary.read(frozen)
         game_words = set(said.game_words)
         words = [w for w in dictionary.read_text(encoding="utf-8").split()
                  if w.isalpha() and len(w) > 2 and w.casefold() not in game_words]
-        return cls(said.bids, said.counts, said.game, words, said.sentences, said.sounds)
+        return cls(said, words)
 
 
 def written(text: str, digits_of: int | None = None, stop: bool = False) -> str:
@@ -146,19 +142,20 @@ def utterance(vocab: Vocabulary, rng: random.Random, sounds: float = 0.0) -> tup
     kinds = [*KINDS, ("sound", sounds)] if sounds else KINDS
     kind = rng.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
     if kind == "bid":
-        text, value = rng.choice(vocab.bids)
+        text, value = rng.choice(vocab.said.bids)
     elif kind == "count":
         if rng.random() < 0.7:
             value = rng.randint(0, 60)
             text = number_to_words(value)
         else:
-            text, value = rng.choice(vocab.counts)
+            text, value = rng.choice(vocab.said.counts)
     else:
         value = None
-        text = {"game": lambda: rng.choice(vocab.game), "word": lambda: rng.choice(vocab.words),
-                "sentence": lambda: rng.choice(vocab.sentences),
+        text = {"game": lambda: rng.choice(vocab.said.game),
+                "word": lambda: rng.choice(vocab.words),
+                "sentence": lambda: rng.choice(vocab.said.sentences),
                 "name": lambda: rng.choice(NAMES),
-                "sound": lambda: rng.choice(vocab.sounds)}[kind]()
+                "sound": lambda: rng.choice(vocab.said.sounds)}[kind]()
     digits = value is not None and rng.random() < DIGITS_SHARE
     return kind, written(text, value if digits else None, stop=rng.random() < 0.5)
 
