@@ -94,8 +94,7 @@ def test_devices_and_say_explain_a_missing_sound_system():
     ("audio", "live", "says"),
     [
         ('output_device = "altavoz que no existe"', False,
-         "The loudspeaker 'altavoz que no existe' (config.toml [audio] output_device) was not "
-         "found"),
+         "Loudspeaker 'altavoz que no existe' (config.toml [audio] output_device) not found"),
         ('input_device = "micrófono que no existe"', True,
          "Microphone 'micrófono que no existe' (config.toml [audio] input_device) not found"),
     ],
@@ -118,4 +117,5 @@ def test_a_device_setting_that_names_nothing_is_said_before_anything_loads(
     assert run.returncode == 2, run.stderr
     assert says in run.stderr and "Traceback" not in run.stderr
     assert ("--silent" if not live else "--text") in run.stderr
+    assert "voice-ref devices" in run.stderr
     assert "Árbitro" not in run.stdout and not (tmp_path / "state" / "game.jsonl").exists()

@@ -241,7 +241,8 @@ def _run_voice(args: argparse.Namespace, config: Config, resources: ExitStack) -
             loudspeaker = device_name(config.audio.output_device, "output")
         except AudioDeviceError as exc:
             if config.audio.output_device != "":  # a setting that names nothing: say so now
-                return fail(f"{exc} `--silent` referees without speaking.")
+                return fail(f"{exc} `voice-ref devices` lists what there is; `--silent` "
+                            "referees without speaking.")
             loudspeaker = "none"  # each line then says on stderr that it could not be spoken
     mic = None
     if live:

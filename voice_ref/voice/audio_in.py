@@ -98,21 +98,26 @@ class AudioDeviceError(ValueError):
     """A device setting that names no device of that kind; the message says so plainly."""
 
 
-def device_name(setting: str | int, kind: str) -> str:
-    """The name of the device a config.toml setting selects ("input" or "output"), for the
-    operator to see which one the referee took (a USB microphone, or the laptop's own)."""
+def device_info(setting: str | int | None, kind: str) -> dict:
+    """sounddevice's description of the device a config.toml setting selects ("input" or
+    "output"); `AudioDeviceError`, in plain words, when there is none."""
     try:
         import sounddevice as sd
     except OSError as exc:  # libportaudio missing
         raise AudioDeviceError(f"The audio library PortAudio is missing ({exc}).") from None
     try:
-        return str(sd.query_devices(device_or_default(setting), kind)["name"])
+        return dict(sd.query_devices(device_or_default(setting), kind))
     except (ValueError, sd.PortAudioError) as exc:
         what = {"input": "microphone", "output": "loudspeaker"}[kind]
-        which = (f"No {what}" if setting == "" else
-                 f"The {what} {setting!r} (config.toml [audio] {kind}_device) was not")
-        raise AudioDeviceError(f"{which} found ({exc}); `voice-ref devices` lists what there "
-                               "is.") from None
+        which = (f"No {what} found" if setting in ("", None) else
+                 f"{what.capitalize()} {setting!r} (config.toml [audio] {kind}_device) not found")
+        raise AudioDeviceError(f"{which} ({exc}).") from None
+
+
+def device_name(setting: str | int, kind: str) -> str:
+    """The name of the device a setting selects, for the operator to see which one the
+    referee took (a USB microphone, or the laptop's own)."""
+    return str(device_info(setting, kind)["name"])
 
 
 def devices_in_use(audio: AudioSettings, loudspeaker: str | None = None) -> str:

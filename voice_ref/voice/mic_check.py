@@ -353,7 +353,7 @@ def main(args: argparse.Namespace) -> int:
         devices_in_use,
         read_wav,
     )
-    from voice_ref.voice.microphone import MicrophoneUnavailable
+    from voice_ref.voice.microphone import NO_MIC_HELP, MicrophoneUnavailable
 
     config = load_config(getattr(args, "config", None))
     played = None
@@ -361,14 +361,18 @@ def main(args: argparse.Namespace) -> int:
         if args.input:
             audio = read_wav(args.input, SAMPLE_RATE)
         else:
-            print(f"voice-ref check: {devices_in_use(config.audio)}", file=sys.stderr)
+            try:
+                devices = devices_in_use(config.audio)
+            except AudioDeviceError as exc:  # no microphone: as opening one would say
+                raise MicrophoneUnavailable(f"{exc} {NO_MIC_HELP}") from None
+            print(f"voice-ref check: {devices}", file=sys.stderr)
             holdoff = config.audio.holdoff_s
             timed, played = record(args.seconds + holdoff, config.audio.input_device,
                                    lambda: _ask_for_a_call(config, args.seconds, quiet=args.json))
             # What the live loop would hear: nothing until `holdoff_s` after its own voice.
             heard_from = timed.start if played is None else played[1] + holdoff
             audio = timed.after(heard_from)
-    except (AudioFileError, AudioDeviceError, MicrophoneUnavailable) as exc:
+    except (AudioFileError, MicrophoneUnavailable) as exc:
         print(f"voice-ref check: {exc}", file=sys.stderr)
         return 2
     report = assess(audio, speech_spans(audio))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from voice_ref.voice.audio_in import device_or_default
+from voice_ref.voice.audio_in import AudioDeviceError, device_info, device_or_default
 
 
 class MicrophoneUnavailable(RuntimeError):
@@ -71,17 +71,11 @@ class Microphone:
 
     def open(self) -> Microphone:
         try:
-            import sounddevice as sd
-        except OSError as exc:  # libportaudio missing
-            raise MicrophoneUnavailable(
-                f"The audio library PortAudio is missing ({exc}). {NO_MIC_HELP}"
-            ) from None
-        try:
-            info = sd.query_devices(self.device, "input")
-        except (ValueError, sd.PortAudioError) as exc:
-            what = "No microphone found" if self.device is None else (
-                f"Microphone {self.device!r} (config.toml [audio] input_device) not found")
-            raise MicrophoneUnavailable(f"{what} ({exc}). {NO_MIC_HELP}") from None
+            info = device_info(self.device, "input")
+        except AudioDeviceError as exc:
+            raise MicrophoneUnavailable(f"{exc} {NO_MIC_HELP}") from None
+        import sounddevice as sd
+
         device_rate = self.sample_rate
         try:
             sd.check_input_settings(device=self.device, samplerate=device_rate, channels=1)
