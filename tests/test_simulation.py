@@ -348,6 +348,20 @@ def test_a_count_said_aloud_names_every_number_up_to_it():
         "Ana", NumberIntent(value=3))
 
 
+def test_a_count_said_aloud_may_begin_with_a_hesitation():
+    from voice_ref.language.intents import NumberIntent
+    from voice_ref.language.vocabulary import INTERJECTIONS
+    from voice_ref.simulation.phrasing import COUNTING_PAUSE
+
+    style = Style(count_aloud=1.0, count_hesitation=1.0)
+    said = Phrasing(random.Random(1), PLAYERS, style=style).say("Ana", NumberIntent(value=3))
+    filler, _, first = said.split(COUNTING_PAUSE)[0].partition(", ")
+    assert filler in INTERJECTIONS
+    assert [first, *said.split(COUNTING_PAUSE)[1:]] == ["uno", "dos", "tres"]
+    unhesitating = Phrasing(random.Random(1), PLAYERS, style=Style(count_aloud=1.0))
+    assert unhesitating.say("Ana", NumberIntent(value=3)).startswith("uno")
+
+
 @pytest.mark.skipif(not espeak_available(), reason="espeak-ng renders the lines")
 def test_a_count_said_aloud_pauses_after_every_number():
     voices = {"Carla": Voice("es", 160, 50)}
@@ -446,13 +460,25 @@ def test_the_games_bench_takes_how_often_players_pause(pauses, error) -> None:  
 
     args = Namespace(games=1, players="Ana,Beto", voices="es", noise=None, snr=None, seed=1,
                      backend=None, model=None, rows=None, rules=None, pauses=pauses,
-                     count_aloud=pauses)
+                     count_aloud=pauses, count_hesitation=pauses)
     if error:
         with pytest.raises(ValueError, match=error):
             games_bench._options(args, Config())
     else:
         options = games_bench._options(args, Config())
         assert options.pause_p == options.count_aloud_p == (pauses or 0.0)
+        assert options.count_hesitation_p == (pauses or 0.0)
+
+
+def test_hesitant_counts_need_counts_said_aloud() -> None:
+    from argparse import Namespace
+
+    from voice_ref.simulation import bench as games_bench
+
+    args = Namespace(games=1, players="Ana,Beto", voices="es", noise=None, snr=None, seed=1,
+                     backend=None, model=None, rows=None, rules=None, count_hesitation=0.5)
+    with pytest.raises(ValueError, match="needs --count-aloud"):
+        games_bench._options(args, Config())
 
 
 def _bench_args(**kw):  # noqa: ANN003, ANN202

@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "(0-1, default 0)")
     sim.add_argument("--count-aloud", type=float, help="how often the table answers a count "
                      "by counting the dice aloud, 'uno … dos … tres' (0-1, default 0)")
+    sim.add_argument("--count-hesitation", type=float, help="how often a count said aloud "
+                     "begins with a hesitation, 'eh, uno … dos' (0-1, default 0; needs "
+                     "--count-aloud)")
     bench.set_defaults(target="voice_ref.simulation.bench:main")
 
     models = sub.add_parser("models", help="fetch or assemble speech models into models/")

@@ -67,6 +67,7 @@ class BenchOptions:
     prepare: bool = True  # as `voice-ref play`: the recognizer prepares the table's phrases
     pause_p: float = 0.0  # how often a line is said with a pause after a filler or a name
     count_aloud_p: float = 0.0  # how often a count is said by counting aloud (`--count-aloud`)
+    count_hesitation_p: float = 0.0  # how often such a count begins "eh, …" (`--count-hesitation`)
     background: Path | None = None  # a recording looped under the whole game (`--background`)
     background_snr_db: float = 15.0  # its level below a player's mean speech level
     mic_gain_db: float = 0.0  # the microphone's gain (`--mic-gain`; -20: a quiet microphone)
@@ -119,6 +120,12 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     count_aloud_p = getattr(args, "count_aloud", None) or 0.0
     if not 0.0 <= count_aloud_p <= 1.0:
         raise ValueError("--count-aloud is a probability, from 0 to 1.")
+    count_hesitation_p = getattr(args, "count_hesitation", None) or 0.0
+    if not 0.0 <= count_hesitation_p <= 1.0:
+        raise ValueError("--count-hesitation is a probability, from 0 to 1.")
+    if count_hesitation_p and not count_aloud_p:
+        raise ValueError("--count-hesitation needs --count-aloud: it says how often a count "
+                         "said aloud begins with a hesitation.")
     if args.snr is not None and not args.noise:
         raise ValueError("--snr needs --noise DIR (the noise to mix at that SNR).")
     background = getattr(args, "background", None)
@@ -142,6 +149,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         prepare=not getattr(args, "cold", False),
         pause_p=pause_p,
         count_aloud_p=count_aloud_p,
+        count_hesitation_p=count_hesitation_p,
         background=Path(background) if background else None,
         background_snr_db=(
             background_snr if background_snr is not None else BenchOptions.background_snr_db
@@ -204,7 +212,8 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                                 sample_rate=recognizer.sample_rate, pause_p=options.pause_p,
                                 responses=responses)
             phrasing = Phrasing(rng("words"), options.players, config.dialect,
-                                Style(count_aloud=options.count_aloud_p))
+                                Style(count_aloud=options.count_aloud_p,
+                                      count_hesitation=options.count_hesitation_p))
             table = Table(intended, phrasing, prompts, rng("table"))
             result = play_game(session, referee, announcer, table, renderer.render, rng("time"),
                                on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))

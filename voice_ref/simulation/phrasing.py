@@ -79,6 +79,9 @@ class Style:
     # A count answered by counting the dice aloud, "uno … dos … tres" (counts 2 to
     # `COUNTED_ALOUD_UP_TO`): the referee must take the last number, not the first.
     count_aloud: float = 0.0
+    # How often such a count begins with a hesitation, "eh, uno … dos … tres": people
+    # look at the dice before they count, and "eh, uno" may be heard as "hay uno".
+    count_hesitation: float = 0.0
 
 
 COUNTED_ALOUD_UP_TO = 8
@@ -112,8 +115,11 @@ class Phrasing:
             return self._pick(self._plain, intent, first=True)
         if (style.count_aloud and isinstance(intent, NumberIntent)
                 and 2 <= intent.value <= COUNTED_ALOUD_UP_TO and rng.random() < style.count_aloud):
-            return COUNTING_PAUSE.join(number_to_words(k, apocope=False)
-                                       for k in range(1, intent.value + 1))
+            counted = COUNTING_PAUSE.join(number_to_words(k, apocope=False)
+                                          for k in range(1, intent.value + 1))
+            if style.count_hesitation and rng.random() < style.count_hesitation:
+                return self._interjected(counted)
+            return counted
         named = replace(intent, player=speaker)
         if intent.player is None and rng.random() < style.name_first \
                 and _key(named) in self._decorated:
@@ -123,8 +129,12 @@ class Phrasing:
         else:
             text = self._pick(self._plain, intent)
         if rng.random() < style.interjection:
-            text = f"{rng.choice(INTERJECTIONS[:6])}, {text}"
+            text = self._interjected(text)
         return text
+
+    def _interjected(self, text: str) -> str:
+        """`text` after a hesitation or a "bueno", as people begin a line: "eh, dudo"."""
+        return f"{self.rng.choice(INTERJECTIONS[:6])}, {text}"
 
     def obligar(self, yes: bool) -> str:
         """ "¿Obligas?" is answered "sí" / "no" or "sí obligo" / "no obligo"."""
