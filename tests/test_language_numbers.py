@@ -137,3 +137,18 @@ def test_spelled_out_leaves_numbers_beyond_words_in_digits(text: str, spelled: s
 )
 def test_counting_up_reads_a_count_said_aloud(text, numbers):
     assert counting_up(text) == numbers
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("E, uno, dos.", (1, 2)),  # Whisper's spelling of "eh, uno, dos"
+        ("Em, em, uno, dos", (1, 2)),
+        ("E, uno.", None),  # still one number
+        ("uno, e, dos", None),  # only before the count
+        ("Hay uno, dos", None),  # not a hesitation
+    ],
+)
+def test_counting_up_after_a_hesitation(text, numbers):
+    assert counting_up(text, lead_ins={"e", "em"}) == numbers
+    assert counting_up(text) is None

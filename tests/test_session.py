@@ -331,6 +331,8 @@ def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_
         (["uno dos", "cinco"], 5),  # not the next number: the later answer stands
         (["uno", "dos y tres"], 3),  # a list's last number joined with "y"
         (["uno dos tres y cuatro"], 4),
+        (["e uno dos", "tres", "cuatro"], 4),  # Whisper's "E, uno, dos.": "eh" first
+        (["en uno dos tres"], 3),  # "ehm" written "En"
     ],
 )
 def test_a_count_said_aloud_in_chunks_is_answered_by_its_last_number(tmp_path, said, answer):

@@ -8,7 +8,7 @@ reading table is generated from `number_to_words` itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
 
 from voice_ref.language.text import tokenize
@@ -153,14 +153,17 @@ def words_to_number(text: str) -> int | None:
     return found[0]
 
 
-def counting_up(text: str) -> tuple[int, ...] | None:
+def counting_up(text: str, lead_ins: Collection[str] = ()) -> tuple[int, ...] | None:
     """The numbers of a text that is only numbers counting up one by one, as a table counts
     its dice aloud ("Uno, dos." -> (1, 2), "tres cuatro" -> (3, 4), "dos y tres" -> (2, 3):
-    Spanish lists join their last item with "y"); None for anything else, a single number
-    included ("Cinco." is no counting)."""
+    Spanish lists join their last item with "y"), after any of the words `lead_ins` (the
+    hesitation of "eh, uno, dos"); None for anything else, a single number included
+    ("Cinco." is no counting)."""
     tokens = tokenize(text)
     values: list[int] = []
     at = 0
+    while at < len(tokens) and tokens[at] in lead_ins:
+        at += 1
     while at < len(tokens):
         if tokens[at] == "y":  # "…, tres y cuatro" (a "y" inside a number is read with it)
             at += 1

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from voice_ref.language.expecting import Expecting
 from voice_ref.language.numbers import number_to_words
+from voice_ref.language.text import tokenize
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,12 @@ INTERJECTIONS: tuple[str, ...] = (
     "ya",
     "ok",
     "okey",
+)
+# The words of INTERJECTIONS, and how Whisper writes a hesitation it hears: "eh" as "E",
+# "ehm" / "mmm" as "En" or "Em" (the commonest spellings in simulated games of the tuning
+# voice es+m1, BENCHMARKS.md session 42). Said before a count aloud: "eh, uno, dos".
+HESITATIONS: frozenset[str] = frozenset(
+    {word for text in INTERJECTIONS for word in tokenize(text)} | {"e", "en", "em"}
 )
 
 # The sentence rules: (intent key, contexts where the phrases are listened for, template).

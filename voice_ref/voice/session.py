@@ -25,6 +25,7 @@ from voice_ref.language.expecting import QUESTIONS, Expecting
 from voice_ref.language.intents import Intent, NumberIntent
 from voice_ref.language.inventory import EXPECTING, Phrase
 from voice_ref.language.numbers import counting_up
+from voice_ref.language.vocabulary import HESITATIONS
 from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
 from voice_ref.voice.decision import (
     CONFIRMATION_KINDS,
@@ -267,7 +268,7 @@ class VoiceSession:
         the count heard; None while no count is asked, or for anything else."""
         if not self._counting_asked():
             return None
-        run = counting_up(utterance.free_text)
+        run = counting_up(utterance.free_text, lead_ins=HESITATIONS)
         if run is not None:
             return run
         heard_count = heard.action in (Action.ACCEPT, Action.CONFIRM)
