@@ -257,6 +257,28 @@ def test_free_transcript_agreeing_with_a_reading_lifts_it() -> None:
     assert d.intent is not None and d.intent.to_json() == {"type": "number", "value": 2}
 
 
+@pytest.mark.parametrize(
+    ("hyps", "free", "intent"),
+    [
+        # "ehm, subo a dos trenes": fluent, and no game phrase until the "En" is read as
+        # the hesitation it is
+        ([("En, subo a dos trenes.", 0.55), ("subo a dos trenes", 0.45)],
+         "En, subo a dos trenes.", BidIntent(quantity=2, face=3)),
+        # the "ehm" explained as "Ana" by the best phrasing: the call names nobody
+        ([("Ana siete cuadras", 0.9), ("siete cuadras", 0.1)], "En, siete cuadras.",
+         BidIntent(quantity=7, face=4)),
+        ([("Ana dudo", 0.95), ("dudo", 0.05)], "Em, dudo.", DudoIntent()),
+        # said with the name, the name stays
+        ([("Ana siete cuadras", 0.9), ("siete cuadras", 0.1)], "Ana, siete cuadras.",
+         BidIntent(player="Ana", quantity=7, face=4)),
+    ],
+)
+def test_a_call_after_a_hesitation_is_the_call(hyps, free, intent) -> None:  # noqa: ANN001
+    heard = utt(*hyps, free=free)
+    d = decide(heard, PARSER, view=CALLING, limits=replace(LIMITS, sure_talk=-1.0))
+    assert d.action == "accept" and d.intent == intent
+
+
 def test_a_phrase_that_cannot_fit_the_speech_is_not_accepted() -> None:
     long_speech = utt(("dudo", 0.95), ("x", 0.05), start=0.0, end=3.0)
     short_speech = utt(("dudo", 0.95), ("x", 0.05), start=0.0, end=0.45)

@@ -9,6 +9,8 @@ from typing import Protocol
 
 from voice_ref.language.intents import Intent
 from voice_ref.language.spoken import spelled_out
+from voice_ref.language.text import tokenize
+from voice_ref.language.vocabulary import HESITATIONS
 from voice_ref.voice.asr.base import Utterance
 from voice_ref.voice.decision.evidence import sounds_like, sounds_like_name
 from voice_ref.voice.decision.thresholds import Thresholds
@@ -39,10 +41,23 @@ def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
     return sorted(pooled.values(), key=lambda r: -r.share)
 
 
+def hesitant_start(free: str) -> tuple[str, bool]:
+    """The free transcript's words after the hesitations it begins with, and whether it
+    began with one: Whisper writes "ehm, siete cuadras" as "En, siete cuadras." and a
+    parser that stopped at "En" would take the call for table talk."""
+    text = spelled_out(free.strip())
+    words = tokenize(text)
+    at = 0
+    while at < len(words) and words[at] in HESITATIONS:
+        at += 1
+    return (" ".join(words[at:]), True) if at else (text, False)
+
+
 def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> Intent | None:
-    """What the free transcript reads as, if that can answer now (None: no game intent)."""
-    free = utterance.free_text.strip()
-    intent = parser.parse(spelled_out(free)).intent if free else None
+    """What the free transcript reads as, after any hesitation it begins with, if that can
+    answer now (None: no game intent)."""
+    words, _ = hesitant_start(utterance.free_text)
+    intent = parser.parse(words).intent if words else None
     return intent if intent is not None and view.possible(intent) else None
 
 
@@ -53,6 +68,7 @@ def readings(
     what the free transcript reads as (None: no game intent)."""
     free = utterance.free_text.strip()
     free_intent = free_reading(utterance, parser, view)
+    hesitant = hesitant_start(free)[1]
     if is_name(free_intent) and not sounds_like_name(free, free_intent, limits):
         free_intent = None  # "Para." spelled near "Ana" is no name
     out: list[Reading] = []
@@ -68,6 +84,10 @@ def readings(
         agrees = (
             free_intent is not None and intent is not None and bare(intent) == bare(free_intent)
         )
+        if agrees and hesitant and free_intent is not None:
+            # "En, siete cuadras.": the "Ana siete cuadras" that explained the "ehm" names
+            # nobody; the call is whoever's the free transcript says (the player in turn).
+            intent = free_intent
         # A "no" is evidence against that reading only, not for game speech: its mass
         # goes back to every reading, table talk included (Bayes with the table's answer
         # as one more observation; the likely-raise prior below is about game readings).
