@@ -438,12 +438,16 @@ def test_plain_words_need_less_fluency_to_count_as_talk(free: str, fluency: floa
         ([("cinco quinas", 0.95)], "Dímebo", -1.6, "accept"),
         # asked for a count, a transcript in digits is an answer, not talk
         ([("treinta y nueve", 0.95)], "30, 5, 9...", -0.5, "accept"),
+        ([("tres", 0.95)], "3", -0.5, "accept"),
+        # ... unless the digits are another count: 0.1 s of "siete" read as "tres"
+        ([("tres", 0.95)], "1", -0.5, "confirm"),
     ],
 )
 def test_consequential_gate_and_counts_in_digits(hyps, free, fluency, action) -> None:  # noqa: ANN001
     limits = replace(LIMITS, fluent=-0.8, fluent_consequential=-3.0, accept_consequential=0.6)
     heard = utt(*hyps, (free, 0.05), free=free, fluency=fluency)
-    view = GameView(kinds=frozenset({"number"})) if "treinta" in hyps[0][0] else None
+    counting = hyps[0][0] in ("treinta y nueve", "tres")
+    view = GameView(kinds=frozenset({"number"})) if counting else None
     assert decide(heard, PARSER, view=view, limits=limits, lexicon=WORDS).action == action
 
 

@@ -69,7 +69,7 @@ def decide(
         return best.ignore("too unsure")
     if view.is_legal(best.intent):
         doubt = "" if against else _doubt(utterance, best.reading, free_intent, view, limits)
-        return _legal(best, utterance, against, doubt, view, limits)
+        return _legal(best, utterance, free_intent, (against, doubt), view, limits)
     return _illegal(best, ranked, against, view, limits)
 
 
@@ -155,20 +155,22 @@ def _doubt(
 def _legal(
     best: _Best,
     utterance: Utterance,
-    against: str,
-    doubt: str,
+    free_intent: Intent | None,
+    evidence: tuple[str, str],
     view: GameView,
     limits: Thresholds,
 ) -> Decision:
     """A legal reading: acted on when sure and nothing is against it; with evidence
-    against it that the backend is sure of, ignored; otherwise confirmed."""
+    against it that the backend is sure of, ignored; otherwise confirmed. `evidence`:
+    why it is probably talk, and why it is doubted ("" for none)."""
     assert best.intent is not None
+    against, doubt = evidence
     need = _need(best.intent, limits)
     if doubt:
         need = max(need, limits.accept_doubted)
         if view.confirming and isinstance(best.intent, YesIntent):
             need = max(need, limits.accept_doubted_yes)
-    wordless = wordless_for_consequential(utterance, best.reading)
+    wordless = wordless_for_consequential(utterance, best.reading, free_intent)
     if best.share >= need and not against and not wordless:
         return best.accept()
     sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk

@@ -106,14 +106,20 @@ def doubted_by_words(
     return f"free transcript {free!r} is other words than {best.text!r}"
 
 
-def wordless_for_consequential(utterance: Utterance, best: Reading) -> str:
+def wordless_for_consequential(
+    utterance: Utterance, best: Reading, free_intent: Intent | None = None
+) -> str:
     """Why a consequential action is asked about rather than acted on ("" when it is not):
     the backend wrote a transcript with no word in it ("1", "C", "2."). Of the
     consequential actions accepted on the tuning rows and in whole simulated games, the
     right ones always came with a word, while table talk ("C", "Oh") came as "1"
     (BENCHMARKS.md, session 31). Such a transcript is no evidence of talk either
-    (`_has_word`), so the call is confirmed, never ignored."""
-    if not isinstance(best.intent, CONSEQUENTIAL) or best.from_free:
+    (`_has_word`), so the call is confirmed, never ignored. The count after a challenge
+    decides who loses a die as much, but Whisper writes counts in digits ("30, 5, 9" for
+    "treinta y nueve"): a count is asked about only when its digits read as another
+    count ("1" for 0.1 s of "siete" read as *tres*; session 42)."""
+    other_count = isinstance(best.intent, NumberIntent) and isinstance(free_intent, NumberIntent)
+    if not (isinstance(best.intent, CONSEQUENTIAL) or other_count) or best.from_free:
         return ""
     free = utterance.free_text.strip()
     if utterance.free_fluency is None or _has_word(free):
