@@ -268,6 +268,9 @@ def test_free_transcript_agreeing_with_a_reading_lifts_it() -> None:
         ([("Ana siete cuadras", 0.9), ("siete cuadras", 0.1)], "En, siete cuadras.",
          BidIntent(quantity=7, face=4)),
         ([("Ana dudo", 0.95), ("dudo", 0.05)], "Em, dudo.", DudoIntent()),
+        # no phrase carried the bid: the free transcript's own hypothesis is the call
+        ([("En, subo a seis cuadras.", 0.9), ("Ana", 0.1)], "En, subo a seis cuadras.",
+         BidIntent(quantity=6, face=4)),
         # said with the name, the name stays
         ([("Ana siete cuadras", 0.9), ("siete cuadras", 0.1)], "Ana, siete cuadras.",
          BidIntent(player="Ana", quantity=7, face=4)),

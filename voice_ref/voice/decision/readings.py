@@ -27,7 +27,10 @@ def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
     share the pooled score, best first."""
     pooled: dict[str, Reading] = {}
     for hyp in utterance.hypotheses:
-        intent = parser.parse(hyp.text).intent if hyp.text.strip() else None
+        # The free transcript is a hypothesis too: "En, subo a dos trenes." is that bid.
+        words, hesitant = hesitant_start(hyp.text)
+        text = words if hesitant else hyp.text
+        intent = parser.parse(text).intent if text.strip() else None
         # "Beto, dudo" and "dudo" are one action: they pool, the best phrasing names it.
         key = repr(bare(intent).to_json()) if intent is not None else "\0" + hyp.text
         if is_name(intent):
