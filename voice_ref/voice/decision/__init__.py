@@ -8,7 +8,11 @@ bench. Steps, for each utterance:
    evidence of step 4 looks at the phrasing that fits the audio best (a lone "dudo"
    often scores best as "dudo dudo"). The backend's free transcript
    (`Utterance.free_text`), when it is one of the hypotheses, is the "table talk"
-   reading unless it parses as a game intent.
+   reading unless it parses as a game intent. Every text is parsed after the
+   hesitations it begins with (`readings.hesitant_start`: Whisper writes "ehm, dudo" as
+   "En, dudo."), and when the free transcript began with one and agrees with a reading,
+   that reading names the player the transcript names: the "En" that a phrasing "Ana
+   dudo" explained was no name.
 2. **What the game allows** (`GameView`). A reading that cannot answer now (a bare
    number while a bid is expected, a count or bid above the dice on the table, the call
    just taken back with "me equivoqué") is no candidate: it is dropped and the rest
@@ -47,8 +51,9 @@ bench. Steps, for each utterance:
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
    they end a round or rewrite it), a "sí" (it commits what was asked) and the count
-   after a challenge (it decides who loses a die) need `accept_consequential`; a legal
-   reading
+   after a challenge (it decides who loses a die) need `accept_consequential`, and are
+   confirmed when the free transcript has no word (`wordless_for_consequential`; for a
+   count: digits that read as another count, "1" for *tres*); a legal reading
    between `confirm` and its threshold is **confirmed** ("¿Dijiste cuatro quinas?")
    instead of ignored. Answering the loop's own "¿Dijiste …?" (`GameView.confirming`),
    a "no" needs only `accept`, whatever the free transcript says (a wrong "no" costs
