@@ -30,7 +30,7 @@ from rapidfuzz import fuzz, process
 from voice_ref.language.grammar import Grammar, spanish_grammar
 from voice_ref.language.intents import Intent, NameOnlyIntent
 from voice_ref.language.text import phonetic, tokenize
-from voice_ref.language.vocabulary import INTERJECTIONS
+from voice_ref.language.vocabulary import INTERJECTION_WORDS
 
 MAX_CHARS = 200  # the longest game utterance is ~50 characters
 MAX_TOKENS = 16
@@ -94,7 +94,7 @@ class Parser:
     def __init__(self, players: Sequence[str] = (), grammar: Grammar | None = None) -> None:
         self.players = tuple(players)
         self.grammar = grammar if grammar is not None else spanish_grammar(self.players)
-        self._skip = {w for text in INTERJECTIONS for w in tokenize(text)}
+        self._skip = INTERJECTION_WORDS
         self._vocab = self.grammar.words() | self._skip
         self._keys: dict[str, str] = {}
         # A near-miss is never corrected into a hesitation: that would silence a real word

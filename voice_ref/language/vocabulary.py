@@ -136,12 +136,14 @@ INTERJECTIONS: tuple[str, ...] = (
     "ok",
     "okey",
 )
-# The words of INTERJECTIONS, and how Whisper writes a hesitation it hears: "eh" as "E",
-# "ehm" / "mmm" as "En" or "Em" (the commonest spellings in simulated games of the tuning
-# voice es+m1, BENCHMARKS.md session 42). Said before a count aloud: "eh, uno, dos".
-HESITATIONS: frozenset[str] = frozenset(
-    {word for text in INTERJECTIONS for word in tokenize(text)} | {"e", "en", "em"}
+# Their words, as the parser skips them anywhere.
+INTERJECTION_WORDS: frozenset[str] = frozenset(
+    word for text in INTERJECTIONS for word in tokenize(text)
 )
+# ... and how Whisper writes a hesitation it hears: "eh" as "E", "ehm" / "mmm" as "En" or
+# "Em" (the commonest spellings in simulated games of the tuning voice es+m1,
+# BENCHMARKS.md session 42); skipped only where a line or a count begins ("eh, uno, dos").
+HESITATIONS: frozenset[str] = INTERJECTION_WORDS | {"e", "en", "em"}
 
 # The sentence rules: (intent key, contexts where the phrases are listened for, template).
 # hassil syntax: [optional], (a | b), {list} or {list:slot}, <expansion>. The lists are

@@ -69,7 +69,7 @@ def decide(
         return best.ignore("too unsure")
     if view.is_legal(best.intent):
         doubt = "" if against else _doubt(utterance, best.reading, free_intent, view, limits)
-        return _legal(best, utterance, free_intent, (against, doubt), view, limits)
+        return _legal(best, utterance, free_intent, against, doubt, view, limits)
     return _illegal(best, ranked, against, view, limits)
 
 
@@ -156,15 +156,14 @@ def _legal(
     best: _Best,
     utterance: Utterance,
     free_intent: Intent | None,
-    evidence: tuple[str, str],
+    against: str,
+    doubt: str,
     view: GameView,
     limits: Thresholds,
 ) -> Decision:
     """A legal reading: acted on when sure and nothing is against it; with evidence
-    against it that the backend is sure of, ignored; otherwise confirmed. `evidence`:
-    why it is probably talk, and why it is doubted ("" for none)."""
+    against it that the backend is sure of, ignored; otherwise confirmed."""
     assert best.intent is not None
-    against, doubt = evidence
     need = _need(best.intent, limits)
     if doubt:
         need = max(need, limits.accept_doubted)
