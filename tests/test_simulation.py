@@ -13,8 +13,11 @@ from scripted_table import EchoRecognizer, ToneVoices, referee_tone
 
 from voice_ref.config import Config
 from voice_ref.dialogue.prompts import Prompts
-from voice_ref.dialogue.referee import TableSetup
+from voice_ref.dialogue.referee import EXPECTING_WHILE_AWAITING, TableSetup
+from voice_ref.language.expecting import Expecting
+from voice_ref.language.grammar import Level
 from voice_ref.language.intents import BidIntent, NoIntent, UndoIntent, YesIntent
+from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
 from voice_ref.language.vocabulary import say_bid
 from voice_ref.rules.game import Awaiting, Game
@@ -106,18 +109,38 @@ def test_pass_checks_follow_the_real_hand():
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_phrasing_means_the_intended_action(preset):
-    intended = play(PLAYERS, make_rules(preset), random.Random(3))
+    rules = make_rules(preset)
+    intended = play(PLAYERS, rules, random.Random(3))
     phrasing = Phrasing(random.Random(5), PLAYERS,
                         style=Style(decorated=0.5, name_first=0.3, interjection=0.3))
     parser = Parser(PLAYERS)
+    game = Game(PLAYERS, rules)
     for action in intended.actions:
+        expecting = EXPECTING_WHILE_AWAITING[game.awaiting]
         for plain in (False, True):
-            text = phrasing.say(action.speaker, action.intent, plain=plain)
+            text = phrasing.say(action.speaker, action.intent, expecting, plain=plain)
             heard = parser.parse(text).intent
             assert same_meaning(heard, action.intent), (text, heard, action.intent)
             if heard.player is not None and action.intent.type != "starter":
                 assert heard.player == action.speaker  # only one's own name before a call
+        game.push(action.move)
     assert all(parser.parse(phrasing.talk()).intent is None for _ in range(30))
+
+
+def test_a_bid_in_turn_is_said_with_turn_phrases_not_the_starter_rolls():
+    """ "tengo un cuatro" tells the starter roll; as a bid in turn the referee does not listen
+    for it, so a simulated player must not bid so (it did, session 42's games)."""
+    one_four = BidIntent(quantity=1, face=4)
+    inventory = PhraseInventory(list(PLAYERS), clean_bids=True)  # as Phrasing's
+    in_turn = {p.text for p in inventory.phrases(Expecting.TURN, level=Level.COMMON)}
+    at_start = {p.text for p in inventory.phrases(Expecting.STARTER, level=Level.COMMON)
+                if p.intent == one_four}
+    assert at_start and not at_start & in_turn  # the starter roll has words of its own
+    phrasing = Phrasing(random.Random(2), PLAYERS, style=Style(decorated=1.0, interjection=0.0,
+                                                               name_first=0.0))
+    said = {phrasing.say("Ana", one_four, Expecting.TURN) for _ in range(300)}
+    assert said <= in_turn
+    assert {phrasing.say("Ana", one_four, Expecting.STARTER) for _ in range(300)} <= at_start
 
 
 # -- the players' reactions, on a scripted recognizer ----------------------------------------
@@ -340,12 +363,12 @@ def test_a_count_said_aloud_names_every_number_up_to_it():
     from voice_ref.simulation.phrasing import COUNTING_PAUSE
 
     aloud = Phrasing(random.Random(1), PLAYERS, style=Style(count_aloud=1.0))
-    said = aloud.say("Ana", NumberIntent(value=3))
+    said = aloud.say("Ana", NumberIntent(value=3), Expecting.COUNT)
     parser = Parser(PLAYERS)
     assert [parser.parse(w).intent for w in said.split(COUNTING_PAUSE)] == [
         NumberIntent(value=k) for k in (1, 2, 3)]
     assert COUNTING_PAUSE not in Phrasing(random.Random(1), PLAYERS).say(
-        "Ana", NumberIntent(value=3))
+        "Ana", NumberIntent(value=3), Expecting.COUNT)
 
 
 def test_a_count_said_aloud_may_begin_with_a_hesitation():
@@ -354,12 +377,13 @@ def test_a_count_said_aloud_may_begin_with_a_hesitation():
     from voice_ref.simulation.phrasing import COUNTING_PAUSE
 
     style = Style(count_aloud=1.0, count_hesitation=1.0)
-    said = Phrasing(random.Random(1), PLAYERS, style=style).say("Ana", NumberIntent(value=3))
+    said = Phrasing(random.Random(1), PLAYERS, style=style).say(
+        "Ana", NumberIntent(value=3), Expecting.COUNT)
     filler, _, first = said.split(COUNTING_PAUSE)[0].partition(", ")
     assert filler in INTERJECTIONS
     assert [first, *said.split(COUNTING_PAUSE)[1:]] == ["uno", "dos", "tres"]
     unhesitating = Phrasing(random.Random(1), PLAYERS, style=Style(count_aloud=1.0))
-    assert unhesitating.say("Ana", NumberIntent(value=3)).startswith("uno")
+    assert unhesitating.say("Ana", NumberIntent(value=3), Expecting.COUNT).startswith("uno")
 
 
 @pytest.mark.skipif(not espeak_available(), reason="espeak-ng renders the lines")

@@ -79,7 +79,9 @@ MAX_TEXT = 200  # characters; longer lines are not speech
 # "dos unos" at 0.45): not understood, as the voice layer ignores it (`asr.accept_score`).
 ACCEPT_SCORE = 0.5
 
-_EXPECTING: dict[Awaiting, Expecting] = {
+# What the referee listens for while the game awaits each thing (the simulated table says
+# its lines with this context's phrases too).
+EXPECTING_WHILE_AWAITING: dict[Awaiting, Expecting] = {
     Awaiting.STARTER: Expecting.STARTER,
     Awaiting.DIRECTION: Expecting.CHOICE,
     Awaiting.BID: Expecting.TURN,
@@ -166,7 +168,7 @@ class Referee:
             return Expecting.YES_NO
         if self._roller() is not None:
             return Expecting.COUNT  # "¿qué sacaste?" is answered with a number
-        return _EXPECTING[self.game.awaiting]
+        return EXPECTING_WHILE_AWAITING[self.game.awaiting]
 
     def allowed_phrases(self) -> list[Phrase]:
         """The phrases that make sense now (for a recognizer's grammar), as tables say them:

@@ -5,8 +5,9 @@ name before a call ("Beto, dudo"), face names of other regions, ask the referee 
 and then, talk among themselves between turns and sometimes call a raise that is too low.
 Every game phrase comes from the one grammar (`voice_ref.language.grammar`, through the
 phrase inventory): the plain phrases (`Level.CORE`) and those with one decoration
-(`Level.COMMON`, what the recognizers are offered), so the simulated table speaks exactly
-what the referee claims to understand, and nothing else.
+(`Level.COMMON`, what the recognizers are offered), each from the listening context the line
+is said in, so the simulated table speaks exactly what the referee claims to understand
+then, and nothing else ("tengo un cuatro" tells the starter roll, it is no bid in a turn).
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ COUNTED_ALOUD_UP_TO = 8
 COUNTING_PAUSE = " … "
 
 
-def _key(intent: Intent) -> str:
-    return json.dumps(intent.to_json(), sort_keys=True)
+def _key(expecting: Expecting, intent: Intent) -> tuple[Expecting, str]:
+    return expecting, json.dumps(intent.to_json(), sort_keys=True)
 
 
 class Phrasing:
@@ -101,18 +102,23 @@ class Phrasing:
         self.rng = rng
         self.style = style
         inventory = PhraseInventory(list(players), dialect, clean_bids=clean_bids)
-        self._plain: dict[str, list[str]] = {}
-        self._decorated: dict[str, list[str]] = {}
+        self._plain: dict[tuple[Expecting, str], list[str]] = {}
+        self._decorated: dict[tuple[Expecting, str], list[str]] = {}
         for level, index in ((Level.CORE, self._plain), (Level.COMMON, self._decorated)):
-            for phrase in inventory.phrases(Expecting.ANY, level=level):
-                index.setdefault(_key(phrase.intent), []).append(phrase.text)
+            for context in Expecting:
+                if context is Expecting.ANY:
+                    continue
+                for phrase in inventory.phrases(context, level=level):
+                    index.setdefault(_key(context, phrase.intent), []).append(phrase.text)
 
-    def say(self, speaker: str, intent: Intent, *, plain: bool = False) -> str:
-        """The words `speaker` uses for `intent`; `plain` drops the decorations (a repeat said
-        carefully after the referee did not get it)."""
+    def say(self, speaker: str, intent: Intent, expecting: Expecting, *,
+            plain: bool = False) -> str:
+        """The words `speaker` uses for `intent` while the referee expects `expecting`;
+        `plain` drops the decorations (a repeat said carefully after the referee did not
+        get it)."""
         rng, style = self.rng, self.style
         if plain:
-            return self._pick(self._plain, intent, first=True)
+            return self._pick(self._plain, expecting, intent, first=True)
         if (style.count_aloud and isinstance(intent, NumberIntent)
                 and 2 <= intent.value <= COUNTED_ALOUD_UP_TO and rng.random() < style.count_aloud):
             counted = COUNTING_PAUSE.join(number_to_words(k, apocope=False)
@@ -122,12 +128,12 @@ class Phrasing:
             return counted
         named = replace(intent, player=speaker)
         if intent.player is None and rng.random() < style.name_first \
-                and _key(named) in self._decorated:
-            return self._pick(self._decorated, named)
+                and _key(expecting, named) in self._decorated:
+            return self._pick(self._decorated, expecting, named)
         if rng.random() < style.decorated:
-            text = self._pick(self._decorated, intent)
+            text = self._pick(self._decorated, expecting, intent)
         else:
-            text = self._pick(self._plain, intent)
+            text = self._pick(self._plain, expecting, intent)
         if rng.random() < style.interjection:
             text = self._interjected(text)
         return text
@@ -138,7 +144,7 @@ class Phrasing:
 
     def obligar(self, yes: bool) -> str:
         """ "¿Obligas?" is answered "sí" / "no" or "sí obligo" / "no obligo"."""
-        return self._pick(self._decorated, YesIntent() if yes else NoIntent())
+        return self._pick(self._decorated, Expecting.YES_NO, YesIntent() if yes else NoIntent())
 
     def talk(self) -> str:
         return self.rng.choice(TABLE_TALK)
@@ -154,8 +160,10 @@ class Phrasing:
         quantity = bid.quantity - self.rng.choice((0, 1))
         return BidIntent(quantity=quantity, face=int(bid.face), clean=bid.clean)
 
-    def _pick(self, index: dict[str, list[str]], intent: Intent, first: bool = False) -> str:
-        texts = index.get(_key(intent)) or self._plain.get(_key(intent))
+    def _pick(self, index: dict[tuple[Expecting, str], list[str]], expecting: Expecting,
+              intent: Intent, first: bool = False) -> str:
+        key = _key(expecting, intent)
+        texts = index.get(key) or self._plain.get(key)
         if not texts:
-            raise ValueError(f"the grammar has no phrase for {intent.to_json()}")
+            raise ValueError(f"the grammar has no phrase for {intent.to_json()} in {expecting}")
         return texts[0] if first else self.rng.choice(texts)

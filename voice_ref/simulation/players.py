@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from voice_ref.dialogue.prompts import Prompts
 from voice_ref.dialogue.protocol import Reply
+from voice_ref.dialogue.referee import EXPECTING_WHILE_AWAITING
+from voice_ref.language.expecting import Expecting
 from voice_ref.language.intents import (
     BidIntent,
     Intent,
@@ -128,7 +130,8 @@ class Table:
         if isinstance(action.move, ObligarAnswer):
             text = self.phrasing.obligar(action.move.obligate)
         else:
-            text = self.phrasing.say(action.speaker, action.intent, plain=tries > 1)
+            text = self.phrasing.say(action.speaker, action.intent,
+                                     EXPECTING_WHILE_AWAITING[game.awaiting], plain=tries > 1)
         return self._spoken(Line(action.speaker, text, Kind.ACTION, action.intent))
 
     def _plan_extras(self, i: int, game: Game) -> list[Line]:
@@ -144,13 +147,13 @@ class Table:
         roll -= style.talk
         if roll < style.query:
             query = self.phrasing.query()
-            return [Line(action.speaker, self.phrasing.say(action.speaker, query), Kind.QUERY,
-                         query)]
+            return [Line(action.speaker, self.phrasing.say(action.speaker, query, Expecting.TURN),
+                         Kind.QUERY, query)]
         roll -= style.query
         if roll < style.illegal_raise and isinstance(action.move, Raise):
             low = self.phrasing.illegal_raise(game)
             if low is not None:
-                text = self.phrasing.say(action.speaker, low, plain=True)
+                text = self.phrasing.say(action.speaker, low, Expecting.TURN, plain=True)
                 return [Line(action.speaker, text, Kind.ILLEGAL, low)]
         return []
 
