@@ -386,6 +386,26 @@ def test_a_count_said_aloud_may_begin_with_a_hesitation():
     assert unhesitating.say("Ana", NumberIntent(value=3), Expecting.COUNT).startswith("uno")
 
 
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng says the hesitations")
+def test_no_simulated_hesitation_is_spelled_out_letter_by_letter():
+    """espeak-ng says "mmm" as the letters' names ("eme, eme, eme"), which no player says."""
+    import subprocess
+
+    from voice_ref.language.vocabulary import INTERJECTIONS
+    from voice_ref.simulation.phrasing import SPOKEN_HESITATIONS
+
+    def phonemes(text: str) -> str:
+        out = subprocess.run(["espeak-ng", "-v", "es", "-q", "-x", text], check=True,
+                             capture_output=True, text=True).stdout
+        return "".join(ch for ch in out if ch not in ",' \n").lower()
+
+    def spelled(word: str) -> bool:
+        return phonemes(word) == "".join(phonemes(letter) for letter in word)
+
+    assert spelled("mmm") and "mmm" in INTERJECTIONS  # what the check catches
+    assert not any(spelled(word) for word in SPOKEN_HESITATIONS)
+
+
 @pytest.mark.skipif(not espeak_available(), reason="espeak-ng renders the lines")
 def test_a_count_said_aloud_pauses_after_every_number():
     voices = {"Carla": Voice("es", 160, 50)}

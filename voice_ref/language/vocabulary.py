@@ -140,9 +140,9 @@ INTERJECTIONS: tuple[str, ...] = (
 INTERJECTION_WORDS: frozenset[str] = frozenset(
     word for text in INTERJECTIONS for word in tokenize(text)
 )
-# ... and how Whisper writes a hesitation it hears: "eh" as "E", "ehm" / "mmm" as "En" or
-# "Em" (the commonest spellings in simulated games of the tuning voice es+m1,
-# BENCHMARKS.md session 42); skipped only where a line or a count begins ("eh, uno, dos").
+# ... and how Whisper writes a hesitation it hears: "eh" as "E", "ehm" as "En" or "Em" (the
+# commonest spellings in simulated games of the tuning voice es+m1, BENCHMARKS.md session
+# 42); skipped only where a line or a count begins ("eh, uno, dos").
 HESITATIONS: frozenset[str] = INTERJECTION_WORDS | {"e", "en", "em"}
 
 # The sentence rules: (intent key, contexts where the phrases are listened for, template).

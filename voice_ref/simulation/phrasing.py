@@ -85,6 +85,14 @@ class Style:
     count_hesitation: float = 0.0
 
 
+# What a simulated player begins a line with ("eh, dudo"). Not "mm" / "mmm": espeak-ng
+# spells them out letter by letter ("eme, eme, eme"), which no player says, and Whisper
+# wrote "En el en el" (21 of 47 calls not taken at first in session 42's games). A real
+# hum is not simulated.
+SPOKEN_HESITATIONS: tuple[str, ...] = tuple(
+    w for w in INTERJECTIONS[:6] if not set(w) <= {"m"}
+)
+
 COUNTED_ALOUD_UP_TO = 8
 # Between the numbers of a count said aloud (`Renderer` pauses there).
 COUNTING_PAUSE = " … "
@@ -140,7 +148,7 @@ class Phrasing:
 
     def _interjected(self, text: str) -> str:
         """`text` after a hesitation or a "bueno", as people begin a line: "eh, dudo"."""
-        return f"{self.rng.choice(INTERJECTIONS[:6])}, {text}"
+        return f"{self.rng.choice(SPOKEN_HESITATIONS)}, {text}"
 
     def obligar(self, yes: bool) -> str:
         """ "¿Obligas?" is answered "sí" / "no" or "sí obligo" / "no obligo"."""
