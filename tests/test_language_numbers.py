@@ -142,13 +142,31 @@ def test_counting_up_reads_a_count_said_aloud(text, numbers):
 @pytest.mark.parametrize(
     ("text", "numbers"),
     [
-        ("E, uno, dos.", (1, 2)),  # Whisper's spelling of "eh, uno, dos"
-        ("Em, em, uno, dos", (1, 2)),
-        ("E, uno.", None),  # still one number
-        ("uno, e, dos", None),  # only before the count
-        ("Hay uno, dos", None),  # not a hesitation
+        ("E, dos, tres.", (2, 3)),  # Whisper's spelling of "eh, dos, tres"
+        ("Em, em, tres, cuatro", (3, 4)),
+        ("E, dos.", None),  # still one number
+        ("dos, e, tres", None),  # only before the count
+        ("Hay dos, tres", None),  # not a hesitation
     ],
 )
 def test_counting_up_after_a_hesitation(text, numbers):
     assert counting_up(text, lead_ins={"e", "em"}) == numbers
     assert counting_up(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Nuevo, uno, dos.", (1, 2)),  # "bueno, uno, dos" misheard
+        ("Es, uno, dos, tres", (1, 2, 3)),
+        ("Hay uno, dos", (1, 2)),
+        ("Bueno, dos, tres", None),  # after other words, only a count from one
+        ("son tres, uno, dos", None),  # a number before: no count from one
+        ("uno, otro dos", None),
+        ("dame uno", None),
+        ("Tengo un dos.", None),  # "un" is an article: a bid of one two
+        ("3, 2, 1, 2", None),  # numbers before: not a count from one
+    ],
+)
+def test_counting_up_from_one_after_other_words(text, numbers):
+    assert counting_up(text) == numbers

@@ -333,6 +333,8 @@ def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_
         (["uno dos tres y cuatro"], 4),
         (["e uno dos", "tres", "cuatro"], 4),  # Whisper's "E, uno, dos.": "eh" first
         (["en uno dos tres"], 3),  # "ehm" written "En"
+        (["nuevo uno dos", "tres", "cuatro"], 4),  # "bueno" misheard: a count from one
+        (["es uno dos", "tres"], 3),
     ],
 )
 def test_a_count_said_aloud_in_chunks_is_answered_by_its_last_number(tmp_path, said, answer):

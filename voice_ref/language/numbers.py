@@ -153,17 +153,37 @@ def words_to_number(text: str) -> int | None:
     return found[0]
 
 
+# How a count said aloud begins ("uno, dos, tres"; Whisper may write "1, 2, 3").
+COUNT_FROM_ONE: frozenset[str] = frozenset({"uno", "una", "1"})
+
+
 def counting_up(text: str, lead_ins: Collection[str] = ()) -> tuple[int, ...] | None:
-    """The numbers of a text that is only numbers counting up one by one, as a table counts
-    its dice aloud ("Uno, dos." -> (1, 2), "tres cuatro" -> (3, 4), "dos y tres" -> (2, 3):
-    Spanish lists join their last item with "y"), after any of the words `lead_ins` (the
-    hesitation of "eh, uno, dos"); None for anything else, a single number included
-    ("Cinco." is no counting)."""
+    """The numbers of a text that counts up one by one, as a table counts its dice aloud
+    ("Uno, dos." -> (1, 2), "tres cuatro" -> (3, 4), "dos y tres" -> (2, 3): Spanish lists
+    join their last item with "y"), after any of the words `lead_ins` (the hesitation of
+    "eh, uno, dos"); None for anything else, a single number included ("Cinco." is no
+    counting). After other words only a count from "uno" is read: "Nuevo, uno, dos." is
+    "bueno, uno, dos" misheard; "Hay dos, tres" and "tengo un dos" are no count."""
     tokens = tokenize(text)
-    values: list[int] = []
     at = 0
     while at < len(tokens) and tokens[at] in lead_ins:
         at += 1
+    run = _run_up(tokens, at)
+    if run is not None:
+        return run
+    # After words that are no numbers, a count said from "uno" ("tengo un dos" is a bid)
+    for start in range(at + 1, len(tokens)):
+        if read_number(tokens, start - 1) is not None:
+            return None
+        if tokens[start] in COUNT_FROM_ONE:
+            return _run_up(tokens, start)
+    return None
+
+
+def _run_up(tokens: Sequence[str], at: int) -> tuple[int, ...] | None:
+    """The numbers of `tokens[at:]` when they are only numbers counting up by one (two or
+    more of them), else None."""
+    values: list[int] = []
     while at < len(tokens):
         if tokens[at] == "y":  # "…, tres y cuatro" (a "y" inside a number is read with it)
             at += 1
