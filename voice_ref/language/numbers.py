@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from functools import cache
 
-from voice_ref.language.text import tokenize
+from voice_ref.language.text import skip_leading, tokenize
 
 _UNITS = ("cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve")
 _TEENS = (
@@ -165,9 +165,7 @@ def counting_up(text: str, lead_ins: Collection[str] = ()) -> tuple[int, ...] | 
     counting). After other words only a count from "uno" is read: "Nuevo, uno, dos." is
     "bueno, uno, dos" misheard; "Hay dos, tres" and "tengo un dos" are no count."""
     tokens = tokenize(text)
-    at = 0
-    while at < len(tokens) and tokens[at] in lead_ins:
-        at += 1
+    at = skip_leading(tokens, lead_ins)
     run = _run_up(tokens, at)
     if run is not None:
         return run

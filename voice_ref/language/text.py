@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection, Sequence
 
 _TOKEN = re.compile(r"[a-z]+|[0-9]+")
 
@@ -22,6 +23,15 @@ def fold(text: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Folded words and digit runs; anything else separates ("5quinas" -> 5, quinas)."""
     return _TOKEN.findall(fold(text))
+
+
+def skip_leading(tokens: Sequence[str], words: Collection[str]) -> int:
+    """Where `tokens` go on after the `words` they begin with (the hesitations of "eh, em,
+    dudo"): 0 when they begin with none."""
+    at = 0
+    while at < len(tokens) and tokens[at] in words:
+        at += 1
+    return at
 
 
 def phonetic(word: str) -> str:

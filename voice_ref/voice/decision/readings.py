@@ -9,7 +9,7 @@ from typing import Protocol
 
 from voice_ref.language.intents import Intent
 from voice_ref.language.spoken import spelled_out
-from voice_ref.language.text import tokenize
+from voice_ref.language.text import skip_leading, tokenize
 from voice_ref.language.vocabulary import HESITATIONS
 from voice_ref.voice.asr.base import Utterance
 from voice_ref.voice.decision.evidence import sounds_like, sounds_like_name
@@ -50,9 +50,7 @@ def hesitant_start(free: str) -> tuple[str, bool]:
     parser that stopped at "En" would take the call for table talk."""
     text = spelled_out(free.strip())
     words = tokenize(text)
-    at = 0
-    while at < len(words) and words[at] in HESITATIONS:
-        at += 1
+    at = skip_leading(words, HESITATIONS)
     return (" ".join(words[at:]), True) if at else (text, False)
 
 
