@@ -271,6 +271,10 @@ def test_free_transcript_agreeing_with_a_reading_lifts_it() -> None:
         # no phrase carried the bid: the free transcript's own hypothesis is the call
         ([("En, subo a seis cuadras.", 0.9), ("Ana", 0.1)], "En, subo a seis cuadras.",
          BidIntent(quantity=6, face=4)),
+        # "bueno" as Whisper writes it for espeak's voices: "Nuevo", "Gueno"
+        ([("Nuevo, tres quinas.", 0.55), ("tres quinas", 0.45)], "Nuevo, tres quinas.",
+         BidIntent(quantity=3, face=5)),
+        ([("Gueno, dudo.", 0.9), ("dudo", 0.1)], "Gueno, dudo.", DudoIntent()),
         # said with the name, the name stays
         ([("Ana siete cuadras", 0.9), ("siete cuadras", 0.1)], "Ana, siete cuadras.",
          BidIntent(player="Ana", quantity=7, face=4)),

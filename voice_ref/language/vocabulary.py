@@ -140,10 +140,11 @@ INTERJECTIONS: tuple[str, ...] = (
 INTERJECTION_WORDS: frozenset[str] = frozenset(
     word for text in INTERJECTIONS for word in tokenize(text)
 )
-# ... and how Whisper writes a hesitation it hears: "eh" as "E", "ehm" as "En" or "Em" (the
-# commonest spellings in simulated games of the tuning voice es+m1, BENCHMARKS.md session
-# 42); skipped only where a line or a count begins ("eh, uno, dos").
-HESITATIONS: frozenset[str] = INTERJECTION_WORDS | {"e", "en", "em"}
+# ... and how Whisper writes a hesitation it hears: "eh" as "E", "ehm" as "En" or "Em", and
+# "bueno" as "Nuevo" or "Gueno" (the commonest spellings in simulated games of the tuning
+# voice es+m1, BENCHMARKS.md sessions 42 and 43); skipped only where a line or a count
+# begins ("eh, uno, dos"). "Nueva partida" begins with another word.
+HESITATIONS: frozenset[str] = INTERJECTION_WORDS | {"e", "en", "em", "nuevo", "gueno"}
 
 # The sentence rules: (intent key, contexts where the phrases are listened for, template).
 # hassil syntax: [optional], (a | b), {list} or {list:slot}, <expansion>. The lists are
