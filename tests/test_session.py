@@ -325,6 +325,24 @@ def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_
 @pytest.mark.parametrize(
     ("said", "answer"),
     [
+        (["una", "dos", "una"], None),  # "tres" heard as "una": asked about, not taken
+        (["una", "dos", "tres", "dos"], None),
+        (["una", "dos", "una", "dos", "tres"], 3),  # a count started again goes on
+        (["una", "dos", "dos"], 2),  # the total said again is no going down
+    ],
+)
+def test_a_count_said_aloud_that_goes_back_down_is_asked_about(tmp_path, said, answer):
+    _session, printed, objects = silent_session(tmp_path, _counted_aloud(said))
+    if answer is None:
+        assert _numbers(objects) == []
+        assert any("Dijiste" in line for line in printed)
+    else:
+        assert _numbers(objects)[0] == answer
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
         (["uno dos", "tres", "cuatro"], 4),  # the first two numbers came as one utterance
         (["uno", "dos tres"], 3),
         (["uno dos tres"], 3),  # the whole count in one breath

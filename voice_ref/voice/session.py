@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import TextIO
 
 import numpy as np
@@ -33,6 +34,7 @@ from voice_ref.voice.decision import (
     DeciderFn,
     Heard,
     HoldsFragments,
+    confirm_question,
     phrases_now,
 )
 from voice_ref.voice.display import TableView
@@ -224,29 +226,43 @@ class VoiceSession:
             if heard.action == Action.IGNORE:
                 return  # table talk after the call: the held question stands
             self._held_confirm = None  # what the player went on to say supersedes it
-        if not self._counting_aloud(utterance, heard, t):
-            self._act(heard, t)
+        to_act = self._counting_aloud(utterance, heard, t)
+        if to_act is not None:
+            self._act(to_act, t)
 
-    def _counting_aloud(self, utterance: Utterance, heard: Heard, t: float | None) -> bool:
-        """Whether the utterance belongs to a count said aloud ("una, dos, tres") that may go
-        on: a number held for the next one, or talk that leaves the count so far standing."""
+    def _counting_aloud(self, utterance: Utterance, heard: Heard, t: float | None) -> Heard | None:
+        """None when the utterance belongs to a count said aloud ("una, dos, tres") that may
+        go on: a number held for the next one, or talk that leaves the count so far
+        standing; else the verdict to act on."""
         counted = self._counted(utterance, heard)
         after_talk, self._count_talk_at = self._count_talk_at is not None, None
         if self._held_count is not None:
             if counted is None and heard.action == Action.IGNORE:
-                return True  # table talk while counting: the count so far stands
+                return None  # table talk while counting: the count so far stands
             so_far, self._held_count = _value(self._held_count[0]), None
             if counted is not None and counted[0] == so_far + 1:  # the count goes on
                 self._hold_count(_count_heard(heard, counted, utterance), t)
-                return True
+                return None
+            if counted is not None and len(counted) == 1 and counted[0] < so_far:
+                # "uno, dos" | "una": a count going back down was the next number misheard
+                # every time in simulated games (session 43); asked about, not taken
+                heard = self._asked_about(heard)
             # any other answer supersedes the count so far
         # "uno", or "uno, dos": counting aloud; "dos" right after talk: "uno" was not heard
         if counted is not None and (counted[0] == 1 or (counted[0] == 2 and after_talk)):
             self._hold_count(_count_heard(heard, counted, utterance), t)
-            return True
+            return None
         if counted is None and heard.action == Action.IGNORE and self._counting_asked():
             self._count_talk_at = t  # perhaps a count's first number, heard as talk
-        return False
+        return heard
+
+    def _asked_about(self, heard: Heard) -> Heard:
+        """`heard` as a question ("¿Dijiste una?") rather than a count to take."""
+        if heard.action != Action.ACCEPT:
+            return heard
+        question = confirm_question(self.referee, heard.intent, heard.text)
+        return replace(heard, action=Action.CONFIRM, question=question,
+                       why="a count said aloud that goes back down")
 
     def _act(self, heard: Heard, t: float | None) -> None:
         """Carry out a verdict on the game: a call taken, a question held, a fragment held."""
