@@ -304,3 +304,21 @@ def test_the_call_said_instead_of_si_or_no_is_asked_about(tmp_path: Path) -> Non
     assert dudo.intent == DudoIntent() and dudo.question == "¿Dijiste dudo?"  # not "Dudo.?"
     talk = decide(free("Hace calor.", -0.2), referee, "yes_no")
     assert talk.action == "ignore"
+
+
+def test_a_question_the_loop_asks_is_the_deciders_too(tmp_path: Path) -> None:
+    """The loop asks about a count said aloud that goes back down ("uno, dos" | "una"): a
+    "no" to that question counts against "una" as it would for the decider's own."""
+    referee = referee_at_a_bid(tmp_path, "dos quinas")
+    referee.handle_text("dudo")
+    count_again = utt(("una", 0.8), ("dos", 0.2))
+    decide = make_decider(load_config())
+    heard = decide(utt(("una", 0.97), ("dos", 0.03)), referee, referee.expecting)
+    assert heard.action == "accept"
+    asked = decide.ask_about(referee, heard, "a count said aloud that goes back down")
+    assert asked.action == "confirm" and asked.question == "¿Dijiste una quina?"
+    decide(utt(("no", 0.95), ("sí", 0.05)), referee, "yes_no")
+    assert decide(count_again, referee, referee.expecting).intent == NumberIntent(2)
+    unasked = make_decider(load_config())  # the same "no" without the question known
+    unasked(utt(("no", 0.95), ("sí", 0.05)), referee, "yes_no")
+    assert unasked(count_again, referee, referee.expecting).intent == NumberIntent(1)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import TextIO
 
 import numpy as np
@@ -31,10 +30,11 @@ from voice_ref.voice.asr.base import ListenContext, Recognizer, Utterance
 from voice_ref.voice.decision import (
     CONFIRMATION_KINDS,
     Action,
+    AsksAbout,
     DeciderFn,
     Heard,
     HoldsFragments,
-    confirm_question,
+    ask_about,
     phrases_now,
 )
 from voice_ref.voice.display import TableView
@@ -258,11 +258,10 @@ class VoiceSession:
 
     def _asked_about(self, heard: Heard) -> Heard:
         """`heard` as a question ("¿Dijiste una?") rather than a count to take."""
-        if heard.action != Action.ACCEPT:
-            return heard
-        question = confirm_question(self.referee, heard.intent, heard.text)
-        return replace(heard, action=Action.CONFIRM, question=question,
-                       why="a count said aloud that goes back down")
+        why = "a count said aloud that goes back down"
+        if isinstance(self.decide, AsksAbout):
+            return self.decide.ask_about(self.referee, heard, why)
+        return ask_about(self.referee, heard, why)
 
     def _act(self, heard: Heard, t: float | None) -> None:
         """Carry out a verdict on the game: a call taken, a question held, a fragment held."""

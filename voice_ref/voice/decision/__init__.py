@@ -91,12 +91,13 @@ loop: the referee's state → `GameView`, a verdict → `Heard`).
 from voice_ref.voice.decision.decide import decide
 from voice_ref.voice.decision.decider import Decider, bench_decider
 from voice_ref.voice.decision.table import (
+    AsksAbout,
     DeciderFn,
     Heard,
     HoldsFragments,
     Refusals,
     TableDecider,
-    confirm_question,
+    ask_about,
     game_view,
     heard_record,
     make_decider,
@@ -109,6 +110,7 @@ from voice_ref.voice.decision.view import CONFIRMATION_KINDS, GameView
 __all__ = [
     "CONFIRMATION_KINDS",
     "Action",
+    "AsksAbout",
     "Decider",
     "DeciderFn",
     "Decision",
@@ -119,8 +121,8 @@ __all__ = [
     "Refusals",
     "TableDecider",
     "Thresholds",
+    "ask_about",
     "bench_decider",
-    "confirm_question",
     "decide",
     "game_view",
     "heard_record",

@@ -252,6 +252,14 @@ class TableDecider:
             return referee.prompts.say("ask.say_again")
         return ""
 
+    def ask_about(self, referee: RefereePort, heard: Heard, why: str) -> Heard:
+        """`ask_about`, remembered as our latest question: a "no" to it then counts against
+        that reading as against the decider's own questions."""
+        asked = ask_about(referee, heard, why)
+        if asked is not heard:
+            self._asked = asked.intent
+        return asked
+
 
 @runtime_checkable
 class HoldsFragments(Protocol):
@@ -259,6 +267,23 @@ class HoldsFragments(Protocol):
     no continuation came in time."""
 
     def drop_fragment(self, referee: RefereePort) -> str: ...
+
+
+@runtime_checkable
+class AsksAbout(Protocol):
+    """A decider that keeps track of its questions; the loop turns a verdict into one
+    through it (`ask_about`)."""
+
+    def ask_about(self, referee: RefereePort, heard: Heard, why: str) -> Heard: ...
+
+
+def ask_about(referee: RefereePort, heard: Heard, why: str) -> Heard:
+    """An accepted verdict as a question ("¿Dijiste una?"), for a reason only the loop
+    knows (a count said aloud that goes back down); any other verdict as it is."""
+    if heard.action != Action.ACCEPT or heard.intent is None:
+        return heard
+    question = confirm_question(referee, heard.intent, heard.text)
+    return replace(heard, action=Action.CONFIRM, question=question, why=why)
 
 
 def make_decider(config: Config) -> TableDecider:
