@@ -87,7 +87,7 @@ class Style:
 
 # What a simulated player begins a line with ("eh, dudo"). Not "mm" / "mmm": espeak-ng
 # spells them out letter by letter ("eme, eme, eme"), which no player says, and Whisper
-# wrote "En el en el" (21 of 47 calls not taken at first in session 42's games). A real
+# wrote "En el en el" (17 of 47 calls not taken at first in session 42's games). A real
 # hum is not simulated.
 SPOKEN_HESITATIONS: tuple[str, ...] = tuple(
     w for w in INTERJECTIONS[:6] if not set(w) <= {"m"}
