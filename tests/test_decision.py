@@ -286,10 +286,17 @@ def test_a_call_after_a_hesitation_is_the_call(hyps, free, intent) -> None:  # n
     assert d.action == "accept" and d.intent == intent
 
 
-def test_a_phrase_that_cannot_fit_the_speech_is_not_accepted() -> None:
-    long_speech = utt(("dudo", 0.95), ("x", 0.05), start=0.0, end=3.0)
+@pytest.mark.parametrize("fluency", [None, -4.0, -0.3])
+def test_a_phrase_that_cannot_fit_the_speech_is_ignored_not_asked_about(
+    fluency: float | None,
+) -> None:
+    # LIMITS ask about any other evidence (sure_talk=inf); a call 3 s long, or 0.1 s of
+    # a clatter heard as "paso", cannot be what was said, however unsure the transcript.
+    long_speech = utt(("dudo", 0.95), ("x", 0.05), free="1", fluency=fluency, end=3.0)
+    clatter = utt(("paso", 0.95), ("x", 0.05), free="1", fluency=fluency, end=0.1)
     short_speech = utt(("dudo", 0.95), ("x", 0.05), start=0.0, end=0.45)
-    assert decide(long_speech, PARSER, limits=LIMITS).action != "accept"
+    assert decide(long_speech, PARSER, limits=LIMITS).action == "ignore"
+    assert decide(clatter, PARSER, limits=LIMITS).action == "ignore"
     assert decide(short_speech, PARSER, limits=LIMITS).action == "accept"
 
 
@@ -737,7 +744,7 @@ def test_numbers_in_digits_are_compared_as_words(best: str, free: str, action: s
         # "dudo" fits 0.2 s of speech, 4 syllables do not; as separate hypotheses (a
         # backend that does not pool: Vosk's n-best) or pooled
         ([("dudo dudo", 0.9), ("dudo", 0.05)], "accept"),
-        ([("dudo dudo", 0.95)], "confirm"),
+        ([("dudo dudo", 0.95)], "ignore"),
     ],
 )
 def test_the_speech_length_is_checked_against_the_phrasing_that_fits(
@@ -745,6 +752,6 @@ def test_the_speech_length_is_checked_against_the_phrasing_that_fits(
 ) -> None:
     heard = utt(*hyps, ("x", 0.05), end=0.2)
     d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
-    assert d.action == action and d.intent == DudoIntent()
+    assert d.action == action and d.intent == (DudoIntent() if action == "accept" else None)
     together = replace(pooled("dudo dudo", 0.95, *(t for t, _ in hyps[1:])), end_s=0.2)
     assert decide(together, PARSER, view=GameView(kinds=TURN), limits=LIMITS).action == action

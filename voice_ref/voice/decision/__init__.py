@@ -38,8 +38,10 @@ bench. Steps, for each utterance:
    parses as no game intent and is far from the chosen phrase both in spelling
    (rapidfuzz) and, unless Whisper is sure of it, in sound (`language.phonetic`: "Tuna"
    for "dudo" is the call misheard), or a phrase whose length cannot fit the speech.
-   With it, the reading is at most confirmed. A name said alone also needs a free
-   transcript that sounds like the name (`name_evidence`: "Para." is no "Ana").
+   With it, the reading is at most confirmed; one whose length cannot fit is ignored
+   (`duration_misfit`: 0.1 s of a clatter is no "paso" to ask about). A name said
+   alone also needs a free transcript that sounds like the name (`name_evidence`:
+   "Para." is no "Ana").
    Weaker evidence, a free transcript of other words that neither reads as the reading
    nor sounds like it (`doubted_by_words`), only raises the share the reading needs
    (`accept_doubted`): mixed evidence is confirmed. So does the table's history

@@ -16,6 +16,7 @@ from voice_ref.language.lexicon import Lexicon
 from voice_ref.voice.asr.base import Utterance
 from voice_ref.voice.decision.evidence import (
     doubted_by_words,
+    duration_misfit,
     name_evidence,
     similarity,
     talk_evidence,
@@ -68,6 +69,8 @@ def decide(
     if best.share < limits.confirm:
         return best.ignore("too unsure")
     if view.is_legal(best.intent):
+        if against and duration_misfit(utterance, best.reading, limits):
+            return best.ignore(against)  # it cannot be what was said: no question about it
         doubt = "" if against else _doubt(utterance, best.reading, free_intent, view, limits)
         return _legal(best, utterance, free_intent, against, doubt, view, limits)
     return _illegal(best, ranked, against, view, limits)

@@ -167,6 +167,13 @@ def talk_evidence(
     far = spelling_similarity(free, best.text) < limits.talk_similarity
     if fluent and far and not sounds_alike:
         return f"free transcript {free!r} is no game phrase"
+    return duration_misfit(utterance, best, limits)
+
+
+def duration_misfit(utterance: Utterance, best: Reading, limits: Thresholds) -> str:
+    """Why `best` cannot be what was said ("" when it may be): every phrasing of it is
+    far too long or short for the speech (`Thresholds.duration_logp`), as 0.1 s of a
+    clatter or an "eh" is for "paso"."""
     speech_s = utterance.end_s - utterance.start_s
     if speech_s > 0 and all(
         duration_logp(syllables(spelled_out(text)), speech_s) < limits.duration_logp
