@@ -312,6 +312,8 @@ def _numbers(objects: list[dict]) -> list[int]:
         (["una"], 1.0, 1),  # "una" alone is still an answer, a moment later
         (["una", "cuatro"], 1.0, 4),  # not the next number: the later answer stands
         (["una", "dos", "dos"], 1.0, 2),  # the total said again after counting
+        (["una", "dos", "cuatro", "cinco"], 1.0, 5),  # "tres" lost as talk: it goes on
+        (["una", "dos", "cuatro"], 1.0, 4),  # ... and ends where it ends
     ],
 )
 def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_s, answer):
@@ -328,6 +330,7 @@ def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_
         (["una", "dos", "una"], None),  # "tres" heard as "una": asked about, not taken
         (["una", "dos", "tres", "dos"], None),
         (["una", "dos", "una", "dos", "tres"], 3),  # a count started again goes on
+        (["una", "dos", "una", "cuatro", "cinco"], 5),  # "una" was "tres" misheard
         (["una", "dos", "dos"], 2),  # the total said again is no going down
     ],
 )

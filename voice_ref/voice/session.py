@@ -126,6 +126,7 @@ class VoiceSession:
         self._held_confirm: tuple[Heard, float] | None = None  # not asked yet: (verdict, at)
         self._held_count: tuple[Heard, float] | None = None  # counted aloud so far: (verdict, at)
         self._count_talk_at: float | None = None  # talk while a count is asked: maybe "uno"
+        self._count_before_restart: int | None = None  # the count so far when "una" came back
         self._last_question = ""
         self._quiet_since: float | None = None
         self._last_heard: tuple[str, float | None] | None = None
@@ -240,13 +241,16 @@ class VoiceSession:
             if counted is None and heard.action == Action.IGNORE:
                 return None  # table talk while counting: the count so far stands
             so_far, self._held_count = _value(self._held_count[0]), None
-            if counted is not None and counted[0] == so_far + 1:  # the count goes on
+            before, self._count_before_restart = self._count_before_restart, None
+            if counted is not None and _goes_on(counted[0], so_far, before):
                 self._hold_count(_count_heard(heard, counted, utterance), t)
                 return None
             if counted is not None and len(counted) == 1 and counted[0] < so_far:
                 # "uno, dos" | "una": a count going back down was the next number misheard
                 # every time in simulated games (session 43); asked about, not taken
                 heard = self._asked_about(heard)
+                if counted[0] == 1:  # held below as a count started again, or ...
+                    self._count_before_restart = so_far  # ... "tres" misheard: see _goes_on
             # any other answer supersedes the count so far
         # "uno", or "uno, dos": counting aloud; "dos" right after talk: "uno" was not heard
         if counted is not None and (counted[0] == 1 or (counted[0] == 2 and after_talk)):
@@ -301,6 +305,7 @@ class VoiceSession:
 
     def _take_held_count(self) -> None:
         """Nobody counted on: the last number counted is the table's answer."""
+        self._count_before_restart = None
         if self._held_count is not None:
             heard, at = self._held_count
             self._held_count = None
@@ -406,6 +411,17 @@ class VoiceSession:
 def _value(heard: Heard) -> int:
     """The count a verdict is about (-1: no count)."""
     return heard.intent.value if isinstance(heard.intent, NumberIntent) else -1
+
+
+def _goes_on(first: int, so_far: int, before_restart: int | None) -> bool:
+    """Whether numbers counted aloud from `first` go on from the count so far: the next
+    number, or the one after it (a number lost as talk or misheard on the way: "dos" |
+    "Un es" | "cuatro"); right after a count that came back to "una", also from the count
+    before it ("una" was its next number misheard). Holding a number the table went on
+    from only delays taking it (`count_hold_s`) when nothing follows."""
+    if first - so_far in (1, 2):
+        return True
+    return before_restart is not None and first - before_restart in (1, 2)
 
 
 def _count_heard(heard: Heard, counted: tuple[int, ...], utterance: Utterance) -> Heard:
