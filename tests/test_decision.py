@@ -286,6 +286,30 @@ def test_a_call_after_a_hesitation_is_the_call(hyps, free, intent) -> None:  # n
     assert d.action == "accept" and d.intent == intent
 
 
+@pytest.mark.parametrize(
+    ("hyps", "free", "player"),
+    [
+        # an "eh" explained as a name, while Whisper's own words name nobody (session 44)
+        ([("Ana 3 dones", 0.9), ("3 dones", 0.1)], "3 dones", None),
+        ([("Beto un pato", 0.9), ("subo un pato", 0.1)], "Es un pato.", None),
+        ([("Ana paso", 0.95), ("un pato", 0.05)], "El paso", None),
+        # the name said, as Whisper writes it (or misspells it), after a hesitation too
+        ([("Ana 3 dones", 0.9), ("3 dones", 0.1)], "Ana, tres dones.", "Ana"),
+        ([("Carla dudo", 0.95), ("dudo", 0.05)], "Parla, dudo.", "Carla"),
+        ([("Beto dudo", 0.95), ("dudo", 0.05)], "Eh, Beto, dudo.", "Beto"),
+        # no free transcript: nothing says the name was not said
+        ([("Beto dudo", 0.95), ("dudo", 0.05)], "", "Beto"),
+    ],
+)
+def test_a_name_the_free_transcript_does_not_begin_with_names_nobody(
+    hyps: list[tuple[str, float]], free: str, player: str | None
+) -> None:
+    heard = utt(*hyps, free=free)
+    limits = replace(LIMITS, name_sound=0.5, sure_talk=-1.0)
+    d = decide(heard, PARSER, view=CALLING, limits=limits)
+    assert d.intent is not None and d.intent.player == player
+
+
 @pytest.mark.parametrize("fluency", [None, -4.0, -0.3])
 def test_a_phrase_that_cannot_fit_the_speech_is_ignored_not_asked_about(
     fluency: float | None,

@@ -54,6 +54,19 @@ def hesitant_start(free: str) -> tuple[str, bool]:
     return (" ".join(words[at:]), True) if at else (text, False)
 
 
+def name_unheard(free: str, intent: Intent, limits: Thresholds) -> bool:
+    """Whether the player `intent` names is missing from the free transcript: it has
+    words, and the first after any hesitations does not sound like the name. The phrase
+    search explains a hesitation as a name ("Ana 3 dones" for "eh, tres dones", Whisper's
+    "3 dones"); a name really said came first in Whisper's words 184 times of 185 in
+    simulated games (BENCHMARKS.md, session 44). A name said alone is itself the call."""
+    if intent.player is None or is_name(intent) or not free:
+        return False
+    words = tokenize(spelled_out(free))
+    rest = words[skip_leading(words, HESITATIONS):]
+    return not rest or not sounds_like_name(rest[0], intent, limits)
+
+
 def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> Intent | None:
     """What the free transcript reads as, after any hesitation it begins with, if that can
     answer now (None: no game intent)."""
@@ -89,6 +102,9 @@ def readings(
             # "En, siete cuadras.": the "Ana siete cuadras" that explained the "ehm" names
             # nobody; the call is whoever's the free transcript says (the player in turn).
             intent = free_intent
+        if intent is not None and name_unheard(free, intent, limits):
+            # "Es un pato.": the "Beto un pato" that explained the "eh" names nobody either
+            intent = bare(intent)
         # A "no" is evidence against that reading only, not for game speech: its mass
         # goes back to every reading, table talk included (Bayes with the table's answer
         # as one more observation; the likely-raise prior below is about game readings).
