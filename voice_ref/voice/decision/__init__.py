@@ -12,7 +12,9 @@ bench. Steps, for each utterance:
    hesitations it begins with (`readings.hesitant_start`: Whisper writes "ehm, dudo" as
    "En, dudo."), and when the free transcript began with one and agrees with a reading,
    that reading names the player the transcript names: the "En" that a phrasing "Ana
-   dudo" explained was no name.
+   dudo" explained was no name. Nor is a name the free transcript does not begin with,
+   after its hesitations (`readings.name_unheard`: "Ana 3 dones" for Whisper's "3
+   dones"): the call is then the player in turn's.
 2. **What the game allows** (`GameView`). A reading that cannot answer now (a bare
    number while a bid is expected, a count or bid above the dice on the table, the call
    just taken back with "me equivoqué") is no candidate: it is dropped and the rest
