@@ -186,6 +186,14 @@ Intent: TypeAlias = (
     | StarterIntent
 )
 
+def names_its_speaker(intent: Intent) -> bool:
+    """Whether the intent's `player` is who spoke ("Ana, dudo") rather than whom it is
+    about ("parte Ana", "¿cuántos dados tiene Ana?") or the name said alone."""
+    return intent.player is not None and not isinstance(
+        intent, (StarterIntent, QueryIntent, NameOnlyIntent)
+    )
+
+
 # Intents without fields other than `player`, by protocol tag.
 _PLAIN: dict[str, type[Intent]] = {
     cls.type: cls

@@ -7,7 +7,7 @@ import math
 from dataclasses import replace
 from typing import Protocol
 
-from voice_ref.language.intents import Intent
+from voice_ref.language.intents import Intent, names_its_speaker
 from voice_ref.language.spoken import spelled_out
 from voice_ref.language.text import skip_leading, tokenize
 from voice_ref.language.vocabulary import HESITATIONS
@@ -59,8 +59,9 @@ def name_unheard(free: str, intent: Intent, limits: Thresholds) -> bool:
     words, and the first after any hesitations does not sound like the name. The phrase
     search explains a hesitation as a name ("Ana 3 dones" for "eh, tres dones", Whisper's
     "3 dones"); a name really said came first in Whisper's words 184 times of 185 in
-    simulated games (BENCHMARKS.md, session 44). A name said alone is itself the call."""
-    if intent.player is None or is_name(intent) or not free:
+    simulated games (BENCHMARKS.md, session 44). Only a name that says who speaks: the
+    starter a table names ("parte Ana", which Whisper writes "Parteana.") is the call."""
+    if not names_its_speaker(intent) or not free:
         return False
     words = tokenize(spelled_out(free))
     rest = words[skip_leading(words, HESITATIONS):]
