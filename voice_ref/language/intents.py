@@ -186,6 +186,7 @@ Intent: TypeAlias = (
     | StarterIntent
 )
 
+
 def names_its_speaker(intent: Intent) -> bool:
     """Whether the intent's `player` is who spoke ("Ana, dudo") rather than whom it is
     about ("parte Ana", "¿cuántos dados tiene Ana?") or the name said alone."""
