@@ -7,12 +7,19 @@ from dataclasses import replace
 
 import pytest
 
-from voice_ref.language.intents import BidIntent, DudoIntent, Intent, NameOnlyIntent
+from voice_ref.language.intents import (
+    BidIntent,
+    DudoIntent,
+    Intent,
+    NameOnlyIntent,
+    StarterIntent,
+)
 from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision import Decider, GameView, Thresholds, decide
 from voice_ref.voice.decision.evidence import similarity
+from voice_ref.voice.decision.readings import ranked_intents
 from voice_ref.voice.decision.view import CONFIRMATION_KINDS, likely_raises
 
 PARSER = Parser(["Ana", "Beto", "Carla"])
@@ -313,6 +320,24 @@ def test_a_name_the_free_transcript_does_not_begin_with_names_nobody(
     view = GameView(kinds=CALLING.kinds | {"starter"})
     d = decide(heard, PARSER, view=view, limits=limits)
     assert d.intent is not None and d.intent.player == player
+
+
+def test_a_name_a_call_is_about_keeps_calls_apart() -> None:
+    """ "parte Ana" and "parte Beto" are two answers (the name is whom the call is about),
+    where "Ana dudo" and "dudo" are one (the name is who said it)."""
+    starters = utt(("parte Ana", 0.6), ("parte Beto", 0.4))
+    assert [(r.intent, r.share) for r in ranked_intents(starters, PARSER)] == [
+        (StarterIntent(player="Ana"), 0.6), (StarterIntent(player="Beto"), 0.4)]
+    dudos = utt(("Ana dudo", 0.6), ("dudo", 0.4))
+    assert [r.share for r in ranked_intents(dudos, PARSER)] == [1.0]
+    # the free transcript lifts the starter it names, not every starter
+    heard = utt(("parte Ana", 0.55), ("parte Beto", 0.45), free="Parte Beto.")
+    view = GameView(kinds=frozenset({"starter"}))
+    assert decide(heard, PARSER, view=view, limits=LIMITS).intent == StarterIntent(player="Beto")
+    # a "no" to "¿Dijiste parte Ana?" says nothing against Beto
+    refused = replace(view, refused=(StarterIntent(player="Ana"),))
+    assert refused.refusal_nats(StarterIntent(player="Beto"), LIMITS) == 0.0
+    assert refused.refusal_nats(StarterIntent(player="Ana"), LIMITS) < 0.0
 
 
 @pytest.mark.parametrize("fluency", [None, -4.0, -0.3])

@@ -13,6 +13,7 @@ from voice_ref.language.intents import (
     Intent,
     NameOnlyIntent,
     NumberIntent,
+    names_its_speaker,
 )
 from voice_ref.voice.asr.base import ListenContext
 from voice_ref.voice.decision.thresholds import Thresholds
@@ -114,7 +115,9 @@ class GameView:
 
 
 def bare(intent: Intent) -> Intent:
-    return replace(intent, player=None) if intent.player is not None else intent
+    """The call without the name of who said it ("Ana, dudo" is "dudo"); a name that is
+    what the call is about stays ("parte Ana" is no "parte Beto")."""
+    return replace(intent, player=None) if names_its_speaker(intent) else intent
 
 
 def is_name(intent: Intent | None) -> bool:
