@@ -32,9 +32,8 @@ def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
         text = words if hesitant else hyp.text
         intent = parser.parse(text).intent if text.strip() else None
         # "Beto, dudo" and "dudo" are one action: they pool, the best phrasing names it.
+        # (A name said alone keeps its name: `bare` strips only who spoke.)
         key = repr(bare(intent).to_json()) if intent is not None else "\0" + hyp.text
-        if is_name(intent):
-            key += str(intent.player)
         old = pooled.get(key)
         if old is None:
             pooled[key] = Reading(intent, hyp.score, hyp.text, texts=(hyp.text, *hyp.phrasings))
@@ -54,18 +53,17 @@ def hesitant_start(free: str) -> tuple[str, bool]:
     return (" ".join(words[at:]), True) if at else (text, False)
 
 
-def name_unheard(free: str, intent: Intent, limits: Thresholds) -> bool:
-    """Whether the player `intent` names is missing from the free transcript: it has
-    words, and the first after any hesitations does not sound like the name. The phrase
-    search explains a hesitation as a name ("Ana 3 dones" for "eh, tres dones", Whisper's
-    "3 dones"); a name really said came first in Whisper's words 184 times of 185 in
-    simulated games (BENCHMARKS.md, session 44). Only a name that says who speaks: the
-    starter a table names ("parte Ana", which Whisper writes "Parteana.") is the call."""
-    if not names_its_speaker(intent) or not free:
+def name_unheard(opening: str | None, intent: Intent, limits: Thresholds) -> bool:
+    """Whether the player `intent` names is missing from the free transcript, given its
+    `opening`: the first word after its hesitations ("" when nothing follows them, None
+    without a free transcript: no evidence). The phrase search explains a hesitation as
+    a name ("Ana 3 dones" for "eh, tres dones", Whisper's "3 dones"); a name really said
+    came first in Whisper's words 184 times of 185 in simulated games (BENCHMARKS.md,
+    session 44). Only a name that says who speaks: the starter a table names ("parte
+    Ana", which Whisper writes "Parteana.") is the call."""
+    if opening is None or not names_its_speaker(intent):
         return False
-    words = tokenize(spelled_out(free))
-    rest = words[skip_leading(words, HESITATIONS):]
-    return not rest or not sounds_like_name(rest[0], intent, limits)
+    return not opening or not sounds_like_name(opening, intent, limits)
 
 
 def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> Intent | None:
@@ -83,7 +81,8 @@ def readings(
     what the free transcript reads as (None: no game intent)."""
     free = utterance.free_text.strip()
     free_intent = free_reading(utterance, parser, view)
-    hesitant = hesitant_start(free)[1]
+    after, hesitant = hesitant_start(free)
+    opening = next(iter(tokenize(after)), "") if free else None  # for `name_unheard`
     if is_name(free_intent) and not sounds_like_name(free, free_intent, limits):
         free_intent = None  # "Para." spelled near "Ana" is no name
     out: list[Reading] = []
@@ -103,7 +102,7 @@ def readings(
             # "En, siete cuadras.": the "Ana siete cuadras" that explained the "ehm" names
             # nobody; the call is whoever's the free transcript says (the player in turn).
             intent = free_intent
-        if intent is not None and name_unheard(free, intent, limits):
+        if intent is not None and name_unheard(opening, intent, limits):
             # "Es un pato.": the "Beto un pato" that explained the "eh" names nobody either
             intent = bare(intent)
         # A "no" is evidence against that reading only, not for game speech: its mass
