@@ -111,7 +111,7 @@ def test_pass_checks_follow_the_real_hand():
 def test_every_phrasing_means_the_intended_action(preset):
     rules = make_rules(preset)
     intended = play(PLAYERS, rules, random.Random(3))
-    phrasing = Phrasing(random.Random(5), PLAYERS,
+    phrasing = Phrasing(random.Random(5), PLAYERS, clean_bids=rules.clean_bids,
                         style=Style(decorated=0.5, name_first=0.3, interjection=0.3))
     parser = Parser(PLAYERS)
     game = Game(PLAYERS, rules)
@@ -127,17 +127,29 @@ def test_every_phrasing_means_the_intended_action(preset):
     assert all(parser.parse(phrasing.talk()).intent is None for _ in range(30))
 
 
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_players_say_sucio_and_limpio_only_where_the_preset_has_them(preset):
+    """A chile table does not say "tres quinas sucias": the referee does not listen for it
+    there (session 44's games said it in 46 of 2,228 bids)."""
+    rules = make_rules(preset)
+    phrasing = Phrasing(random.Random(4), PLAYERS, clean_bids=rules.clean_bids,
+                        style=Style(decorated=1.0, interjection=0.0, name_first=0.0))
+    said = " ".join(phrasing.say("Ana", BidIntent(quantity=q, face=f), Expecting.TURN)
+                    for q in range(1, 8) for f in range(2, 7) for _ in range(10))
+    assert ("sucia" in said or "sucio" in said) == rules.clean_bids
+
+
 def test_a_bid_in_turn_is_said_with_turn_phrases_not_the_starter_rolls():
     """ "tengo un cuatro" tells the starter roll; as a bid in turn the referee does not listen
     for it, so a simulated player must not bid so (it did, session 42's games)."""
     one_four = BidIntent(quantity=1, face=4)
-    inventory = PhraseInventory(list(PLAYERS), clean_bids=True)  # as Phrasing's
+    inventory = PhraseInventory(list(PLAYERS))  # as Phrasing's
     in_turn = {p.text for p in inventory.phrases(Expecting.TURN, level=Level.COMMON)}
     at_start = {p.text for p in inventory.phrases(Expecting.STARTER, level=Level.COMMON)
                 if p.intent == one_four}
     assert at_start and not at_start & in_turn  # the starter roll has words of its own
-    phrasing = Phrasing(random.Random(2), PLAYERS, style=Style(decorated=1.0, interjection=0.0,
-                                                               name_first=0.0))
+    phrasing = Phrasing(random.Random(2), PLAYERS, clean_bids=False,
+                        style=Style(decorated=1.0, interjection=0.0, name_first=0.0))
     said = {phrasing.say("Ana", one_four, Expecting.TURN) for _ in range(300)}
     assert said <= in_turn
     assert {phrasing.say("Ana", one_four, Expecting.STARTER) for _ in range(300)} <= at_start
@@ -154,8 +166,9 @@ def scripted_game(mishear=lambda _n, _t: None, style=QUIET, seed=1, preset="chil
     recognizer = EchoRecognizer(mishear)
     announcer = SimulatedAnnouncer(referee_tone, 16000, holdoff_s=0.3)
     session, referee, _ = wire(Config(), setup, announcer, recognizer)
-    table = Table(intended, Phrasing(random.Random(seed), players, style=style), Prompts.load(),
-                  random.Random(seed))
+    table = Table(intended, Phrasing(random.Random(seed), players, style=style,
+                                     clean_bids=setup.rules.clean_bids),
+                  Prompts.load(), random.Random(seed))
     voices = ToneVoices(recognizer)
     result = play_game(session, referee, announcer, table, voices.render, random.Random(seed),
                        on_row=on_row)
@@ -362,12 +375,12 @@ def test_a_count_said_aloud_names_every_number_up_to_it():
     from voice_ref.language.intents import NumberIntent
     from voice_ref.simulation.phrasing import COUNTING_PAUSE
 
-    aloud = Phrasing(random.Random(1), PLAYERS, style=Style(count_aloud=1.0))
+    aloud = Phrasing(random.Random(1), PLAYERS, clean_bids=False, style=Style(count_aloud=1.0))
     said = aloud.say("Ana", NumberIntent(value=3), Expecting.COUNT)
     parser = Parser(PLAYERS)
     assert [parser.parse(w).intent for w in said.split(COUNTING_PAUSE)] == [
         NumberIntent(value=k) for k in (1, 2, 3)]
-    assert COUNTING_PAUSE not in Phrasing(random.Random(1), PLAYERS).say(
+    assert COUNTING_PAUSE not in Phrasing(random.Random(1), PLAYERS, clean_bids=False).say(
         "Ana", NumberIntent(value=3), Expecting.COUNT)
 
 
@@ -377,12 +390,13 @@ def test_a_count_said_aloud_may_begin_with_a_hesitation():
     from voice_ref.simulation.phrasing import COUNTING_PAUSE
 
     style = Style(count_aloud=1.0, count_hesitation=1.0)
-    said = Phrasing(random.Random(1), PLAYERS, style=style).say(
+    said = Phrasing(random.Random(1), PLAYERS, clean_bids=False, style=style).say(
         "Ana", NumberIntent(value=3), Expecting.COUNT)
     filler, _, first = said.split(COUNTING_PAUSE)[0].partition(", ")
     assert filler in INTERJECTIONS
     assert [first, *said.split(COUNTING_PAUSE)[1:]] == ["uno", "dos", "tres"]
-    unhesitating = Phrasing(random.Random(1), PLAYERS, style=Style(count_aloud=1.0))
+    unhesitating = Phrasing(random.Random(1), PLAYERS, clean_bids=False,
+                            style=Style(count_aloud=1.0))
     assert unhesitating.say("Ana", NumberIntent(value=3), Expecting.COUNT).startswith("uno")
 
 

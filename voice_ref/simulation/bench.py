@@ -213,7 +213,8 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                                 responses=responses)
             phrasing = Phrasing(rng("words"), options.players, config.dialect,
                                 Style(count_aloud=options.count_aloud_p,
-                                      count_hesitation=options.count_hesitation_p))
+                                      count_hesitation=options.count_hesitation_p),
+                                clean_bids=setup.rules.clean_bids)
             table = Table(intended, phrasing, prompts, rng("table"))
             result = play_game(session, referee, announcer, table, renderer.render, rng("time"),
                                on_line=(lambda _l, g=g, t=table: progress(g, options.games, t))

@@ -106,7 +106,9 @@ class Phrasing:
     """Words for intents, in one table's dialect, with a table's habits."""
 
     def __init__(self, rng: random.Random, players: Sequence[str], dialect: str = "chile",
-                 style: Style = Style(), *, clean_bids: bool = True) -> None:
+                 style: Style = Style(), *, clean_bids: bool) -> None:
+        """`clean_bids` is the table's rule (`Rules.clean_bids`), required so no caller can
+        forget it: players of a preset without limpio bids do not say "sucias" either."""
         self.rng = rng
         self.style = style
         inventory = PhraseInventory(list(players), dialect, clean_bids=clean_bids)
