@@ -314,6 +314,8 @@ def _numbers(objects: list[dict]) -> list[int]:
         (["una", "dos", "dos"], 1.0, 2),  # the total said again after counting
         (["una", "dos", "cuatro", "cinco"], 1.0, 5),  # "tres" lost as talk: it goes on
         (["una", "dos", "cuatro"], 1.0, 4),  # ... and ends where it ends
+        (["una", "dos", "siete", "ocho"], 1.0, 8),  # several lost: still counting on
+        (["una", "cinco"], 1.0, 5),  # an answer after "una" is held too, then taken
     ],
 )
 def test_a_count_said_aloud_is_answered_by_its_last_number(tmp_path, said, hold_s, answer):
@@ -366,11 +368,15 @@ def test_a_count_said_aloud_in_chunks_is_answered_by_its_last_number(tmp_path, s
     assert _numbers(objects)[0] == answer
 
 
-def test_table_talk_while_counting_keeps_the_count(tmp_path):
-    parts = [*AFTER_DUDO, ("una", 0.3), (None, 0.3), ("hace calor", 0.3), (None, 0.3),
-             ("dos", 0.3), (None, 2.0)]
+@pytest.mark.parametrize("pause_s", [0.3, 0.7])
+def test_table_talk_while_counting_keeps_the_count(tmp_path, pause_s):
+    """Talk (a number heard as talk: "dos" | "No") keeps the count so far and the wait for
+    the next number starts again after it: with 0.7 s after the talk the next number came
+    1.4 s after "una", and 1 had been taken (session 45's games)."""
+    parts = [*AFTER_DUDO, ("una", 0.3), (None, 0.4), ("hace calor", 0.3), (None, pause_s),
+             ("tres", 0.3), (None, 2.0)]
     _session, _printed, objects = silent_session(tmp_path, ScriptedWav(parts))
-    assert _numbers(objects) == [2]
+    assert _numbers(objects) == [3]
 
 
 @pytest.mark.parametrize(

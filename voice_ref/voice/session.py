@@ -126,7 +126,6 @@ class VoiceSession:
         self._held_confirm: tuple[Heard, float] | None = None  # not asked yet: (verdict, at)
         self._held_count: tuple[Heard, float] | None = None  # counted aloud so far: (verdict, at)
         self._count_talk_at: float | None = None  # talk while a count is asked: maybe "uno"
-        self._count_before_restart: int | None = None  # the count so far when "una" came back
         self._last_question = ""
         self._quiet_since: float | None = None
         self._last_heard: tuple[str, float | None] | None = None
@@ -238,19 +237,23 @@ class VoiceSession:
         counted = self._counted(utterance, heard)
         after_talk, self._count_talk_at = self._count_talk_at is not None, None
         if self._held_count is not None:
+            held, self._held_count = self._held_count[0], None
             if counted is None and heard.action == Action.IGNORE:
-                return None  # table talk while counting: the count so far stands
-            so_far, self._held_count = _value(self._held_count[0]), None
-            before, self._count_before_restart = self._count_before_restart, None
-            if counted is not None and _goes_on(counted[0], so_far, before):
+                # table talk while counting: the count so far stands, and the wait for its
+                # next number starts again (a number heard as talk: "uno" | "No" | "tres")
+                self._hold_count(held, t)
+                return None
+            so_far = _value(held)
+            if counted is not None and counted[0] > so_far:
+                # counting on; numbers lost as talk or to the VAD on the way ("uno" |
+                # "siete" | "ocho"): held too, for the next one, so only delayed if final
                 self._hold_count(_count_heard(heard, counted, utterance), t)
                 return None
             if counted is not None and len(counted) == 1 and counted[0] < so_far:
                 # "uno, dos" | "una": a count going back down was the next number misheard
-                # every time in simulated games (session 43); asked about, not taken
+                # every time in simulated games (session 43); asked about, not taken, and
+                # held below when it is "una": a count started again, or "tres" misheard
                 heard = self._asked_about(heard)
-                if counted[0] == 1:  # held below as a count started again, or ...
-                    self._count_before_restart = so_far  # ... "tres" misheard: see _goes_on
             # any other answer supersedes the count so far
         # "uno", or "uno, dos": counting aloud; "dos" right after talk: "uno" was not heard
         if counted is not None and (counted[0] == 1 or (counted[0] == 2 and after_talk)):
@@ -305,7 +308,6 @@ class VoiceSession:
 
     def _take_held_count(self) -> None:
         """Nobody counted on: the last number counted is the table's answer."""
-        self._count_before_restart = None
         if self._held_count is not None:
             heard, at = self._held_count
             self._held_count = None
@@ -411,17 +413,6 @@ class VoiceSession:
 def _value(heard: Heard) -> int:
     """The count a verdict is about (-1: no count)."""
     return heard.intent.value if isinstance(heard.intent, NumberIntent) else -1
-
-
-def _goes_on(first: int, so_far: int, before_restart: int | None) -> bool:
-    """Whether numbers counted aloud from `first` go on from the count so far: the next
-    number, or the one after it (a number lost as talk or misheard on the way: "dos" |
-    "Un es" | "cuatro"); right after a count that came back to "una", also from the count
-    before it ("una" was its next number misheard). Holding a number the table went on
-    from only delays taking it (`count_hold_s`) when nothing follows."""
-    if first - so_far in (1, 2):
-        return True
-    return before_restart is not None and first - before_restart in (1, 2)
 
 
 def _count_heard(heard: Heard, counted: tuple[int, ...], utterance: Utterance) -> Heard:
