@@ -548,6 +548,8 @@ SOUNDS = replace(
         ([("dudo", 0.95)], "Tuna", -1.6, 0.65, "accept"),
         ([("dudo", 0.95)], "Tuna", -1.6, 1.01, "confirm"),  # without the sound check
         ([("calzo", 0.95)], "kao-so", -1.2, 0.65, "accept"),
+        # a soft d dropped and heard as g: "Hugo" is a dudo misheard, at the default 0.75
+        ([("dudo", 0.95)], "Hugo", -1.6, 0.75, "accept"),
         # unlike in sound too: still evidence
         ([("dudo", 0.95)], "Madre", -1.6, 0.65, "confirm"),
         # a transcript Whisper is sure of is what was said, however it sounds
@@ -557,7 +559,8 @@ SOUNDS = replace(
 def test_a_free_transcript_that_sounds_like_the_phrase_is_no_evidence_against_it(
     hyps, free, fluency, sound_alike, action  # noqa: ANN001
 ) -> None:
-    limits = replace(SOUNDS, sound_alike=sound_alike, fluent=-0.8)
+    # talk_similarity as the measured model's decision.toml: "Hugo" is half "dudo" in spelling
+    limits = replace(SOUNDS, sound_alike=sound_alike, fluent=-0.8, talk_similarity=0.65)
     heard = utt(*hyps, (free, 0.05), free=free, fluency=fluency)
     view = GameView(kinds=TURN)  # "Tuna" could be a count ("una") elsewhere
     assert decide(heard, PARSER, view=view, limits=limits, lexicon=WORDS).action == action

@@ -11,8 +11,9 @@ spelling but not in sound. This module compares sounds instead:
   ll/y, j/g before e/i, ch as one sound, doubled letters once, word gaps dropped
   (recognizers split words anywhere: "sincoprines").
 - `sound_similarity`: 0..1, one minus an edit distance over the keys in which
-  substituting a near sound costs less (voicing pairs d/t, b/p, g/k; d/n; e/i, o/u;
-  l/r; m/n), divided by the longer key.
+  substituting a near sound costs less (voicing pairs d/t, b/p, g/k; d/n; the soft
+  d/g; e/i, o/u; l/r; m/n) and so does a dropped soft d ("Hugo" for "dudo"), divided by
+  the longer key.
 
 Small on purpose (PyPI's `epitran` + `panphon` do IPA and feature distances, at the
 price of several dependencies a Raspberry Pi would carry for one comparison).
@@ -29,7 +30,8 @@ from voice_ref.language.text import tokenize
 VOWELS = frozenset("aeiou")
 # Sounds a recognizer or a synthetic voice swaps most easily: voicing pairs, close vowels.
 NEAR_PAIRS = frozenset(
-    frozenset(p) for p in ("bp", "dt", "gk", "dn", "ei", "ou", "iy", "lr", "mn", "sC", "jk", "fj")
+    frozenset(p)
+    for p in ("bp", "dt", "gk", "dn", "dg", "ei", "ou", "iy", "lr", "mn", "sC", "jk", "fj")
 )
 # Coarse classes: a swap inside one costs less than across.
 CLASSES = ("aeiou", "pbtdkg", "mn", "lr", "sfjCy")
@@ -38,6 +40,9 @@ CLASS_COST = 0.6
 OTHER_COST = 0.9
 VOWEL_CONSONANT_COST = 1.0
 GAP_COST = 1.0
+# Spanish /d/ after a vowel or a pause is the soft [ð] that speakers and recognizers drop
+# ("cansao", Whisper's "Hugo" for "dudo", where the other d became the g it sounds like).
+SOFT_GAP_COST = {"d": 0.5}
 MAX_KEY = 60  # a long transcript is cut: no call is that long, and the cost stays small
 
 
@@ -84,12 +89,17 @@ def substitution_cost(a: str, b: str) -> float:
 def sound_distance(a: str, b: str) -> float:
     """Weighted edit distance between two sound keys."""
     cost = substitution_cost
-    previous = [j * GAP_COST for j in range(len(b) + 1)]
+    gap_a = [SOFT_GAP_COST.get(ch, GAP_COST) for ch in a]
+    gap_b = [SOFT_GAP_COST.get(ch, GAP_COST) for ch in b]
+    previous = [0.0]
+    for g in gap_b:
+        previous.append(previous[-1] + g)
     for i, ca in enumerate(a, 1):
-        current = [i * GAP_COST]
+        current = [previous[0] + gap_a[i - 1]]
         left = current[0]
         for j, cb in enumerate(b, 1):
-            left = min(previous[j] + GAP_COST, left + GAP_COST, previous[j - 1] + cost(ca, cb))
+            left = min(previous[j] + gap_a[i - 1], left + gap_b[j - 1],
+                       previous[j - 1] + cost(ca, cb))
             current.append(left)
         previous = current
     return previous[-1]
