@@ -550,6 +550,10 @@ SOUNDS = replace(
         ([("calzo", 0.95)], "kao-so", -1.2, 0.65, "accept"),
         # a soft d dropped and heard as g: "Hugo" is a dudo misheard, at the default 0.75
         ([("dudo", 0.95)], "Hugo", -1.6, 0.75, "accept"),
+        # ... after a hesitation, which is no part of the call ("bueno, dudo")
+        ([("dudo", 0.95)], "Bueno, Hugo.", -1.6, 0.75, "accept"),
+        ([("dudo", 0.95)], "E, uno.", -1.6, 0.75, "accept"),
+        ([("dudo", 0.95)], "Bueno, madre.", -1.6, 0.75, "confirm"),  # still other words
         # unlike in sound too: still evidence
         ([("dudo", 0.95)], "Madre", -1.6, 0.65, "confirm"),
         # a transcript Whisper is sure of is what was said, however it sounds

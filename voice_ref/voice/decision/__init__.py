@@ -9,7 +9,7 @@ bench. Steps, for each utterance:
    often scores best as "dudo dudo"). The backend's free transcript
    (`Utterance.free_text`), when it is one of the hypotheses, is the "table talk"
    reading unless it parses as a game intent. Every text is parsed after the
-   hesitations it begins with (`readings.hesitant_start`: Whisper writes "ehm, dudo" as
+   hesitations it begins with (`evidence.hesitant_start`: Whisper writes "ehm, dudo" as
    "En, dudo."), and when the free transcript began with one and agrees with a reading,
    that reading names the player the transcript names: the "En" that a phrasing "Ana
    dudo" explained was no name. Nor is a name the free transcript does not begin with,

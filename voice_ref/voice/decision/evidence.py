@@ -14,7 +14,8 @@ from voice_ref.language.intents import (
 from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.phonetic import sound_similarity
 from voice_ref.language.spoken import spelled_out, syllables
-from voice_ref.language.text import fold, tokenize
+from voice_ref.language.text import fold, skip_leading, tokenize
+from voice_ref.language.vocabulary import HESITATIONS
 from voice_ref.voice.asr.base import Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.decision.thresholds import CONSEQUENTIAL, Thresholds
@@ -49,6 +50,16 @@ def spelling_similarity(free: str, reading: str) -> float:
     if re.search(r"\d", free):
         return similarity(spelled_out(free), spelled_out(reading))
     return similarity(free, reading)
+
+
+def hesitant_start(free: str) -> tuple[str, bool]:
+    """The free transcript's words after the hesitations it begins with, and whether it
+    began with one: Whisper writes "ehm, siete cuadras" as "En, siete cuadras." and a
+    parser that stopped at "En" would take the call for table talk."""
+    text = spelled_out(free.strip())
+    words = tokenize(text)
+    at = skip_leading(words, HESITATIONS)
+    return (" ".join(words[at:]), True) if at else (text, False)
 
 
 def sounds_like(free: str, reading: Reading) -> float:
@@ -157,10 +168,13 @@ def talk_evidence(
     fluent = sure and free_intent is None and _has_word(free)
     # An unsure transcript that sounds like the phrase is the phrase misheard ("Tuna" for
     # "dudo"); one the backend is sure of is what was said ("presiones", no "tres dones").
+    # After any hesitation it begins with, too: "Bueno, Hugo." is "bueno, dudo" misheard.
+    after, hesitant = hesitant_start(free)
     sounds_alike = (
         utterance.free_fluency is not None
         and utterance.free_fluency < limits.sound_fluent
-        and sounds_like(free, best) >= limits.sound_alike
+        and max(sounds_like(free, best), sounds_like(after, best) if hesitant and after else 0.0)
+        >= limits.sound_alike
     )
     # Spelling is compared with the best phrasing only: it has no fluency guard, and a
     # fluent "nuevos" is near the spelled-out "nueve dones" pooled under "9 dones".

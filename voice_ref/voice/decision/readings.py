@@ -8,11 +8,9 @@ from dataclasses import replace
 from typing import Protocol
 
 from voice_ref.language.intents import Intent, names_its_speaker
-from voice_ref.language.spoken import spelled_out
-from voice_ref.language.text import skip_leading, tokenize
-from voice_ref.language.vocabulary import HESITATIONS
+from voice_ref.language.text import tokenize
 from voice_ref.voice.asr.base import Utterance
-from voice_ref.voice.decision.evidence import sounds_like, sounds_like_name
+from voice_ref.voice.decision.evidence import hesitant_start, sounds_like, sounds_like_name
 from voice_ref.voice.decision.thresholds import Thresholds
 from voice_ref.voice.decision.values import Reading
 from voice_ref.voice.decision.view import GameView, bare, is_name
@@ -41,16 +39,6 @@ def ranked_intents(utterance: Utterance, parser: TextParser) -> list[Reading]:
             texts = (*old.texts, hyp.text, *hyp.phrasings)
             pooled[key] = replace(old, share=old.share + hyp.score, texts=texts)
     return sorted(pooled.values(), key=lambda r: -r.share)
-
-
-def hesitant_start(free: str) -> tuple[str, bool]:
-    """The free transcript's words after the hesitations it begins with, and whether it
-    began with one: Whisper writes "ehm, siete cuadras" as "En, siete cuadras." and a
-    parser that stopped at "En" would take the call for table talk."""
-    text = spelled_out(free.strip())
-    words = tokenize(text)
-    at = skip_leading(words, HESITATIONS)
-    return (" ".join(words[at:]), True) if at else (text, False)
 
 
 def name_unheard(opening: str | None, intent: Intent, limits: Thresholds) -> bool:
