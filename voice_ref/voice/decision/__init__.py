@@ -39,7 +39,8 @@ bench. Steps, for each utterance:
 4. **Evidence against game speech** (`talk_evidence`): a fluent free transcript that
    parses as no game intent and is far from the chosen phrase both in spelling
    (rapidfuzz) and, unless Whisper is sure of it, in sound (`language.phonetic`: "Tuna"
-   for "dudo" is the call misheard), or a phrase whose length cannot fit the speech.
+   or "Hugo" for "dudo" is the call misheard, also after a hesitation: "Bueno, Hugo."),
+   or a phrase whose length cannot fit the speech.
    With it, the reading is at most confirmed; one whose length cannot fit is ignored
    (`duration_misfit`: 0.1 s of a clatter is no "paso" to ask about). A name said
    alone also needs a free transcript that sounds like the name (`name_evidence`:
