@@ -13,13 +13,14 @@ from voice_ref.language.intents import (
     Intent,
     NameOnlyIntent,
     StarterIntent,
+    names_its_speaker,
 )
 from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision import Decider, GameView, Thresholds, decide
 from voice_ref.voice.decision.evidence import similarity
-from voice_ref.voice.decision.readings import ranked_intents
+from voice_ref.voice.decision.readings import ranked_intents, without_name
 from voice_ref.voice.decision.view import CONFIRMATION_KINDS, likely_raises
 
 PARSER = Parser(["Ana", "Beto", "Carla"])
@@ -320,6 +321,23 @@ def test_a_name_the_free_transcript_does_not_begin_with_names_nobody(
     view = GameView(kinds=CALLING.kinds | {"starter"})
     d = decide(heard, PARSER, view=view, limits=limits)
     assert d.intent is not None and d.intent.player == player
+    if names_its_speaker(d.intent):  # what is shown and logged as heard names who spoke
+        assert (d.heard.split()[0] in ("Ana", "Beto", "Carla")) == (player is not None), d.heard
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "rest"),
+    [
+        ("Ana 3 dones", "Ana", "3 dones"),
+        ("ana, dudo", "Ana", "dudo"),
+        ("María José paso", "María José", "paso"),
+        ("3 dones", "Ana", ""),  # it does not begin with the name
+        ("Anabel dudo", "Ana", ""),
+        ("Ana 3 dones", None, ""),
+    ],
+)
+def test_a_phrase_without_its_name(text: str, name: str | None, rest: str) -> None:
+    assert without_name(text, name) == rest
 
 
 def test_a_name_a_call_is_about_keeps_calls_apart() -> None:

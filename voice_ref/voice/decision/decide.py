@@ -109,7 +109,8 @@ class _Best:
 
     def decision(self, action: Action, why: str = "") -> Decision:
         intent = None if action == Action.IGNORE else self.intent
-        return Decision(intent, action, self.score, self.alternatives, self.text, why)
+        heard = self.reading.shown or self.text  # the words as the call is taken
+        return Decision(intent, action, self.score, self.alternatives, heard, why)
 
     def accept(self, why: str = "") -> Decision:
         return self.decision(Action.ACCEPT, why)

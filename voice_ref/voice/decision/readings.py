@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from voice_ref.language.intents import Intent, names_its_speaker
-from voice_ref.language.text import tokenize
+from voice_ref.language.text import fold, tokenize
 from voice_ref.voice.asr.base import Utterance
 from voice_ref.voice.decision.evidence import hesitant_start, sounds_like, sounds_like_name
 from voice_ref.voice.decision.thresholds import Thresholds
@@ -54,6 +54,17 @@ def name_unheard(opening: str | None, intent: Intent, limits: Thresholds) -> boo
     return not opening or not sounds_like_name(opening, intent, limits)
 
 
+def without_name(text: str, name: str | None) -> str:
+    """The phrase without the player's name it begins with ("Ana 3 dones" -> "3 dones");
+    "" when it does not begin with it."""
+    if not name:
+        return ""
+    words, name_words = text.split(), name.split()
+    if [fold(w).strip(",.") for w in words[: len(name_words)]] != [fold(w) for w in name_words]:
+        return ""
+    return " ".join(words[len(name_words):]).lstrip(", ")
+
+
 def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> Intent | None:
     """What the free transcript reads as, after any hesitation it begins with, if that can
     answer now (None: no game intent)."""
@@ -93,6 +104,10 @@ def readings(
         if intent is not None and name_unheard(opening, intent, limits):
             # "Es un pato.": the "Beto un pato" that explained the "eh" names nobody either
             intent = bare(intent)
+        said = reading.intent.player if reading.intent is not None else None
+        shown = ""
+        if intent is not None and intent.player != said and (rest := without_name(text, said)):
+            shown = f"{intent.player} {rest}" if intent.player else rest  # "3 dones"
         # A "no" is evidence against that reading only, not for game speech: its mass
         # goes back to every reading, table talk included (Bayes with the table's answer
         # as one more observation; the likely-raise prior below is about game readings).
@@ -103,7 +118,8 @@ def readings(
             weight += limits.sound_agree
         out.append(
             replace(
-                reading, intent=intent, share=reading.share * math.exp(weight), from_free=agrees
+                reading, intent=intent, share=reading.share * math.exp(weight),
+                from_free=agrees, shown=shown,
             )
         )
     out = _game_prior(out, view, limits)

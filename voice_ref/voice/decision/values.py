@@ -33,6 +33,10 @@ class Reading:
     # speech's length with the phrasing that fits best, not only with the best-scored one
     # (a lone "dudo" often scores best as "dudo dudo", which "Duna" is half of).
     texts: tuple[str, ...] = ()
+    # The words to show and log when the reading no longer names the player its phrase
+    # began with ("3 dones" for "Ana 3 dones" whose "Ana" was a hesitation); `text` stays
+    # the phrase scored, which the evidence compares with the free transcript.
+    shown: str = ""
 
     @property
     def phrasings(self) -> tuple[str, ...]:
