@@ -4,6 +4,7 @@ step 4): the free transcript's words, sound and fluency, and the length of the s
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -52,10 +53,12 @@ def spelling_similarity(free: str, reading: str) -> float:
     return similarity(free, reading)
 
 
+@lru_cache(maxsize=256)
 def hesitant_start(free: str) -> tuple[str, bool]:
     """The free transcript's words after the hesitations it begins with, and whether it
     began with one: Whisper writes "ehm, siete cuadras" as "En, siete cuadras." and a
-    parser that stopped at "En" would take the call for table talk."""
+    parser that stopped at "En" would take the call for table talk. Cached: the parse,
+    the name check and the talk evidence each ask it of the same free transcript."""
     text = spelled_out(free.strip())
     words = tokenize(text)
     at = skip_leading(words, HESITATIONS)
