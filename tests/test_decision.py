@@ -589,6 +589,29 @@ def test_a_free_transcript_that_sounds_like_the_phrase_is_no_evidence_against_it
 
 
 @pytest.mark.parametrize(
+    ("hyps", "free", "fluency", "action"),
+    [
+        # Whisper sure of words that sound like the call: the call misspelled, asked about
+        ([("dudo", 0.95)], "Hugo", -0.5, "confirm"),
+        ([("dudo", 0.95)], "E, uno.", -0.6, "confirm"),  # after a hesitation too
+        # sure of other words: table talk, no question
+        ([("dudo", 0.95)], "Madre", -0.5, "ignore"),
+        ([("dudo", 0.95)], "Bueno, madre.", -0.5, "ignore"),
+        # unsure and sounding alike: no evidence against it at all (the test above)
+        ([("dudo", 0.95)], "Hugo", -1.6, "accept"),
+    ],
+)
+def test_sure_words_that_sound_like_the_call_are_asked_about_not_ignored(
+    hyps, free, fluency, action  # noqa: ANN001
+) -> None:
+    # sure_talk and talk_similarity as the measured model's decision.toml
+    limits = replace(SOUNDS, fluent=-0.8, talk_similarity=0.65, sure_talk=-1.2)
+    heard = utt(*hyps, (free, 0.05), free=free, fluency=fluency)
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=limits, lexicon=WORDS)
+    assert d.action == action
+
+
+@pytest.mark.parametrize(
     ("free", "fluency", "name_sound", "expected"),
     [
         ("Para.", -1.0, 0.7, None),  # a talk word near "Ana" in spelling only: no name

@@ -19,6 +19,7 @@ from voice_ref.voice.decision.evidence import (
     duration_misfit,
     name_evidence,
     similarity,
+    sounds_like_reading,
     talk_evidence,
     wordless_for_consequential,
 )
@@ -177,7 +178,10 @@ def _legal(
     if best.share >= need and not against and not wordless:
         return best.accept()
     sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
-    if against and sure:  # the backend is sure it heard something else: no question
+    # The backend is sure it heard something else: no question, unless what it heard
+    # sounds like the reading ("Hugo" for "dudo": the call misspelled, asked about).
+    free = utterance.free_text.strip()
+    if against and sure and not sounds_like_reading(free, best.reading, limits):
         return best.ignore(against)
     return best.confirm(against or doubt or wordless or f"share {best.score} below {need}")
 

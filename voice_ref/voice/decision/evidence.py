@@ -70,6 +70,14 @@ def sounds_like(free: str, reading: Reading) -> float:
     return max(sound_similarity(free, text) for text in reading.phrasings)
 
 
+def sounds_like_reading(free: str, reading: Reading, limits: Thresholds) -> bool:
+    """Does the free transcript sound like the reading (at least `sound_alike`), as
+    written or after any hesitation it begins with ("Bueno, Hugo." is "bueno, dudo")?"""
+    after, hesitant = hesitant_start(free)
+    said = sounds_like(after, reading) if hesitant and after else 0.0
+    return max(sounds_like(free, reading), said) >= limits.sound_alike
+
+
 def sounds_like_name(free: str, intent: Intent, limits: Thresholds) -> bool:
     """Does the free transcript sound like the name `intent` carries? Only the name is
     compared ("Ana." is Ana, "Para." is not)."""
@@ -171,13 +179,10 @@ def talk_evidence(
     fluent = sure and free_intent is None and _has_word(free)
     # An unsure transcript that sounds like the phrase is the phrase misheard ("Tuna" for
     # "dudo"); one the backend is sure of is what was said ("presiones", no "tres dones").
-    # After any hesitation it begins with, too: "Bueno, Hugo." is "bueno, dudo" misheard.
-    after, hesitant = hesitant_start(free)
     sounds_alike = (
         utterance.free_fluency is not None
         and utterance.free_fluency < limits.sound_fluent
-        and max(sounds_like(free, best), sounds_like(after, best) if hesitant and after else 0.0)
-        >= limits.sound_alike
+        and sounds_like_reading(free, best, limits)
     )
     # Spelling is compared with the best phrasing only: it has no fluency guard, and a
     # fluent "nuevos" is near the spelled-out "nueve dones" pooled under "9 dones".
