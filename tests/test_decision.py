@@ -326,6 +326,30 @@ def test_a_name_the_free_transcript_does_not_begin_with_names_nobody(
 
 
 @pytest.mark.parametrize(
+    ("hyps", "free", "player"),
+    [
+        # a filler that sounds like a player's name: Whisper wrote the filler
+        ([("Diego 13 patos", 0.9), ("digo 13 patos", 0.1)], "Digo 13 patos.", None),
+        ([("Diego seis patos", 0.9), ("digo seis patos", 0.1)], "Digo seis patos.", None),
+        # the phrase search named another player than the one Whisper wrote
+        ([("Ana cuatro cuadras", 0.9), ("Pedro cuatro cuadras", 0.1)],
+         "Pedro, cuatro cuadras.", "Pedro"),
+        # the name written stays
+        ([("Diego 13 patos", 0.9), ("digo 13 patos", 0.1)], "Diego, 13 patos.", "Diego"),
+    ],
+)
+def test_the_free_transcript_that_spells_the_call_says_who_spoke(
+    hyps: list[tuple[str, float]], free: str, player: str | None
+) -> None:
+    heard = utt(*hyps, free=free)
+    limits = replace(LIMITS, name_sound=0.5, sure_talk=-1.0)
+    d = decide(heard, Parser(["Ana", "Diego", "Pedro"]), view=CALLING, limits=limits)
+    assert d.action == "accept" and d.intent is not None and d.intent.player == player
+    shown_name = d.heard.split()[0].strip(",") in ("Ana", "Diego", "Pedro")
+    assert shown_name == (player is not None), d.heard  # the words shown name who spoke
+
+
+@pytest.mark.parametrize(
     ("text", "name", "rest"),
     [
         ("Ana 3 dones", "Ana", "3 dones"),

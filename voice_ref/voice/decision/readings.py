@@ -80,7 +80,7 @@ def readings(
     what the free transcript reads as (None: no game intent)."""
     free = utterance.free_text.strip()
     free_intent = free_reading(utterance, parser, view)
-    after, hesitant = hesitant_start(free)
+    after, _ = hesitant_start(free)
     opening = next(iter(tokenize(after)), "") if free else None  # for `name_unheard`
     if is_name(free_intent) and not sounds_like_name(free, free_intent, limits):
         free_intent = None  # "Para." spelled near "Ana" is no name
@@ -97,9 +97,10 @@ def readings(
         agrees = (
             free_intent is not None and intent is not None and bare(intent) == bare(free_intent)
         )
-        if agrees and hesitant and free_intent is not None:
-            # "En, siete cuadras.": the "Ana siete cuadras" that explained the "ehm" names
-            # nobody; the call is whoever's the free transcript says (the player in turn).
+        if agrees and free_intent is not None:
+            # The words written say who spoke: "Digo 13 patos." is no "Diego 13 patos" (a
+            # filler that sounds like a name), and in "En, siete cuadras." the "Ana siete
+            # cuadras" that explained the "ehm" names nobody (the player in turn).
             intent = free_intent
         if intent is not None and name_unheard(opening, intent, limits):
             # "Es un pato.": the "Beto un pato" that explained the "eh" names nobody either
