@@ -23,7 +23,9 @@ bench. Steps, for each utterance:
    A free transcript that reads as such an answer is table talk.
 3. **Priors.** Likely answers (the minimum raises, one more of the standing face, dudo) get
    `raise_prior` nats over far-fetched ones; a reading the free transcript itself
-   spells gets `free_agree` nats, one it only sounds like `sound_agree`. A call the
+   spells gets `free_agree` nats and the player the free transcript names, or none
+   ("Digo seis patos." is no "Diego seis patos"); one it only sounds like gets
+   `sound_agree`. A call the
    table refused with "no" to "¿Dijiste …?" at this question (`Refusals`, kept by
    `TableDecider` until the game moves) loses `refused_penalty` nats per "no": it is not
    asked about again unless heard clearly. A prior, never a ban: a "sí" misheard as "no"
@@ -41,7 +43,9 @@ bench. Steps, for each utterance:
    (rapidfuzz) and, unless Whisper is sure of it, in sound (`language.phonetic`: "Tuna"
    or "Hugo" for "dudo" is the call misheard, also after a hesitation: "Bueno, Hugo."),
    or a phrase whose length cannot fit the speech.
-   With it, the reading is at most confirmed; one whose length cannot fit is ignored
+   With it, the reading is at most confirmed; ignored when Whisper is sure of its
+   words (`sure_talk`) unless they sound like the reading ("Hugo" for "dudo" is asked
+   about), or when its length cannot fit
    (`duration_misfit`: 0.1 s of a clatter is no "paso" to ask about). A name said
    alone also needs a free transcript that sounds like the name (`name_evidence`:
    "Para." is no "Ana").
