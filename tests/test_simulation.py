@@ -37,6 +37,8 @@ from voice_ref.simulation.render import (
     espeak_available,
     mix,
     pause_point,
+    pico,
+    pico_available,
 )
 from voice_ref.simulation.runner import GameResult, play_game, wire
 from voice_ref.simulation.script import IntendedGame, play, true_count
@@ -605,3 +607,39 @@ def test_the_games_bench_takes_a_microphone_gain(mic_gain, expected) -> None:  #
     from voice_ref.simulation import bench as games_bench
 
     assert games_bench._options(_bench_args(mic_gain=mic_gain), Config()).mic_gain_db == expected
+
+
+@pytest.mark.parametrize(("voices", "pico_there", "error"), [
+    ("es+m1,pico:es-ES", True, None),
+    ("pico:en-US", True, "Spanish voice is pico:es-ES"),
+    ("es,pico:es-ES", False, "needs pico2wave"),
+])
+def test_the_games_bench_takes_pico_voices(monkeypatch, voices, pico_there, error) -> None:  # noqa: ANN001
+    from voice_ref.simulation import bench as games_bench
+
+    monkeypatch.setattr(games_bench, "pico_available", lambda: pico_there)
+    if error:
+        with pytest.raises(ValueError, match=error):
+            games_bench._options(_bench_args(voices=voices), Config())
+        return
+    assert games_bench._options(_bench_args(voices=voices), Config()).voices == (
+        "es+m1", "pico:es-ES")
+
+
+def test_a_voice_named_pico_is_pico_s() -> None:
+    assert Voice("pico:es-ES").pico_language == "es-ES"
+    assert Voice("es-419+f2").pico_language is None
+
+
+@pytest.mark.skipif(not pico_available(), reason="pico2wave renders the lines")
+def test_a_pico_player_speaks_at_its_own_speed_and_pitch() -> None:
+    plain = pico("cuatro quinas", Voice("pico:es-ES"))
+    fast = pico("cuatro quinas", Voice("pico:es-ES", rate=200))
+    high = pico("cuatro quinas", Voice("pico:es-ES", pitch=65))
+    assert len(fast) < 0.9 * len(plain)  # 200 words a minute: Pico at 125% speed
+    assert not np.array_equal(high, plain) and abs(len(high) - len(plain)) < 0.1 * len(plain)
+    assert abs(plain[0]) > 1e-3 and abs(plain[-1]) > 1e-3  # trimmed of Pico's hiss
+    # the Renderer says a pico voice's lines with Pico, not espeak-ng
+    said, s0, s1 = Renderer({"Ana": Voice("pico:es-ES")}, random.Random(1)).render(
+        "Ana", "cuatro quinas")
+    assert abs((s1 - s0) * 16000 - len(plain)) < 0.15 * len(plain)

@@ -22,33 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from voice_ref.simulation.render import RATE, NoiseBank, active_power
+from voice_ref.simulation.render import RATE, NoiseBank, Voice, active_power, pico, pico_available
 from voice_ref.voice.audio_in import read_wav, write_wav
 from voice_ref.voice.bench import load_labels, split_of
 
 VOICE = "pico-es-ES"
-SILENCE_FLOOR = 1e-3  # Pico starts and ends with low-level hiss: trimmed below this
 ROOM_S = (0.25, 0.5)
-
-
-def pico(text: str, program: str) -> np.ndarray:
-    """`text` said by Pico's Spanish voice, as float32 samples at `RATE`, trimmed."""
-    with tempfile.TemporaryDirectory(prefix="voice_ref_pico_") as tmp:
-        path = Path(tmp) / "line.wav"
-        subprocess.run([program, "-l", "es-ES", "-w", str(path), text],
-                       check=True, capture_output=True)
-        speech = read_wav(path, RATE)
-    loud = np.flatnonzero(np.abs(speech) > SILENCE_FLOOR)
-    if len(loud) == 0:
-        raise ValueError(f"pico2wave said nothing for {text!r}")
-    return speech[loud[0] : loud[-1] + 1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--seed", type=int, default=20261205)
     args = ap.parse_args(argv)
-    program = shutil.which("pico2wave")
-    if program is None:
+    if not pico_available():
         ap.error("pico2wave is not installed (Debian non-free: apt install libttspico-utils)")
     rng = random.Random(args.seed)
     labels = load_labels(args.src)
@@ -74,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         for label in labels:
             if label.get("category") == "noise_only":
                 continue
-            speech = pico(label["text"], program)
+            speech = pico(label["text"], Voice("pico:es-ES"), RATE)
             speech *= np.sqrt(10 ** (label["level_dbfs"] / 10) / active_power(speech))
             before, after = (int(RATE * rng.uniform(*ROOM_S)) for _ in range(2))
             clip = np.concatenate([np.zeros(before, np.float32), speech.astype(np.float32),

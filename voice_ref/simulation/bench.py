@@ -27,6 +27,8 @@ from voice_ref.simulation.announcer import SimulatedAnnouncer
 from voice_ref.simulation.phrasing import Phrasing, Style
 from voice_ref.simulation.players import Table
 from voice_ref.simulation.render import (
+    PICO_PREFIX,
+    PICO_SPANISH,
     SPEECH_LEVELS_DBFS,
     NoiseBank,
     Renderer,
@@ -34,6 +36,7 @@ from voice_ref.simulation.render import (
     active_power,
     espeak,
     espeak_available,
+    pico_available,
 )
 from voice_ref.simulation.room import DiningRoom
 from voice_ref.simulation.runner import GameResult, LineRow, play_game, wire
@@ -114,6 +117,16 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     voices = tuple(v.strip() for v in (args.voices or DEFAULT_VOICES).split(",") if v.strip())
     if not voices:
         raise ValueError("--voices needs at least one espeak-ng voice name.")
+    for name in voices:
+        language = Voice(name).pico_language
+        if language is None:
+            continue
+        if language != PICO_SPANISH:
+            raise ValueError(f"--voices {name}: Pico's Spanish voice is "
+                             f"{PICO_PREFIX}{PICO_SPANISH}.")
+        if not pico_available():
+            raise ValueError(f"--voices {name} needs pico2wave "
+                             "(Debian non-free: apt install libttspico-utils).")
     pause_p = getattr(args, "pauses", None) or 0.0
     if not 0.0 <= pause_p <= 1.0:
         raise ValueError("--pauses is a probability, from 0 to 1.")

@@ -1,6 +1,6 @@
-"""Words → a player's voice in the room: espeak-ng with a little rate and pitch variation, mixed
-with a random stretch of recorded noise at a chosen SNR (computed on active speech, as the DEV
-audio set does).
+"""Words → a player's voice in the room: espeak-ng (or SVOX Pico, a voice nothing was tuned
+on) with a little rate and pitch variation, mixed with a random stretch of recorded noise at
+a chosen SNR (computed on active speech, as the DEV audio set does).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -26,17 +27,68 @@ FRAME_S = 0.02
 SPEECH_LEVELS_DBFS = (-30.0, -18.0)
 
 
+# A player voice named "pico:<language>" is said by SVOX Pico (`pico2wave`), not espeak-ng.
+PICO_PREFIX = "pico:"
+PICO_SPANISH = "es-ES"  # Pico's only Spanish voice
+# Pico starts and ends with a low-level hiss: trimmed below this.
+PICO_SILENCE_FLOOR = 1e-3
+# The espeak-ng rate and pitch that Pico's own speed and pitch (100%) stand for.
+PICO_BASE_RATE = 160
+PICO_BASE_PITCH = 50
+
+
 @dataclass(frozen=True, slots=True)
 class Voice:
-    """One espeak-ng voice and the speaking habits of its player."""
+    """One synthetic voice and the speaking habits of its player."""
 
-    name: str  # e.g. "es+m1", "es-419+f2"
+    name: str  # an espeak-ng voice ("es+m1", "es-419+f2") or Pico's ("pico:es-ES")
     rate: int = 160  # words per minute
     pitch: int = 50  # espeak-ng 0..99
+
+    @property
+    def pico_language(self) -> str | None:
+        """The Pico language of a "pico:..." voice; None for an espeak-ng voice."""
+        return self.name.removeprefix(PICO_PREFIX) if self.name.startswith(PICO_PREFIX) else None
 
 
 def espeak_available() -> bool:
     return shutil.which("espeak-ng") is not None
+
+
+def pico_available() -> bool:
+    return shutil.which("pico2wave") is not None
+
+
+def speak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
+    """One utterance in `voice`, by whichever engine it belongs to."""
+    if voice.pico_language is not None:
+        return pico(text, voice, sample_rate)
+    return espeak(text, voice, sample_rate)
+
+
+def pico(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
+    """One utterance said by SVOX Pico, trimmed of its hiss. The voice's rate and pitch
+    become Pico's speed and pitch markup, relative to `PICO_BASE_RATE` and
+    `PICO_BASE_PITCH` (at those, no markup: the same audio as plain `pico2wave`)."""
+    exe = shutil.which("pico2wave")
+    if exe is None:
+        raise RuntimeError("pico2wave is not installed (Debian non-free: "
+                           "apt install libttspico-utils)")
+    said = escape(text)
+    if voice.pitch != PICO_BASE_PITCH:
+        said = f'<pitch level="{100 + voice.pitch - PICO_BASE_PITCH}">{said}</pitch>'
+    if voice.rate != PICO_BASE_RATE:
+        said = f'<speed level="{round(100 * voice.rate / PICO_BASE_RATE)}">{said}</speed>'
+    with tempfile.TemporaryDirectory(prefix="voice_ref_pico_") as tmp:
+        path = Path(tmp) / "u.wav"
+        language = voice.pico_language or PICO_SPANISH
+        subprocess.run([exe, "-l", language, "-w", str(path), said],
+                       check=True, capture_output=True)
+        speech = read_wav(path, sample_rate)
+    loud = np.flatnonzero(np.abs(speech) > PICO_SILENCE_FLOOR)
+    if len(loud) == 0:
+        raise ValueError(f"pico2wave said nothing for {text!r}")
+    return speech[loud[0] : loud[-1] + 1]
 
 
 def espeak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
@@ -197,24 +249,24 @@ class Renderer:
         return clip, lead / self.sample_rate, (lead + len(speech)) / self.sample_rate
 
     def _speech(self, text: str, voice: Voice) -> np.ndarray:
-        """The line as espeak-ng says it, or in two parts with a human pause between; a count
+        """The line as the voice says it, or in two parts with a human pause between; a count
         said aloud with a pause after each number."""
         if COUNTING_PAUSE in text:
             return self._in_parts(text.split(COUNTING_PAUSE), COUNTING_GAP_S, voice)
         cut = pause_point(text, self._names) if self.pause_p > 0 else None
         if cut is None or self.rng.random() >= self.pause_p:
-            return espeak(text, voice, self.sample_rate)
+            return speak(text, voice, self.sample_rate)
         return self._in_parts([text[:cut].rstrip(" ,"), text[cut:].strip()], PAUSE_S, voice)
 
     def _in_parts(self, parts: list[str], pause_s: tuple[float, float], voice: Voice) -> np.ndarray:
-        """`parts` said one after another without espeak-ng's own silence around them, a
+        """`parts` said one after another without the engine's own silence around them, a
         human pause of `pause_s` seconds between each two."""
         pieces: list[np.ndarray] = []
         for i, part in enumerate(parts):
             if i:
                 pause = int(self.sample_rate * self.rng.uniform(*pause_s))
                 pieces.append(np.zeros(pause, np.float32))
-            pieces.append(_trimmed(espeak(part, voice, self.sample_rate)))
+            pieces.append(_trimmed(speak(part, voice, self.sample_rate)))
         return np.concatenate(pieces)
 
 
