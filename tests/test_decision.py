@@ -334,8 +334,11 @@ def test_a_name_the_free_transcript_does_not_begin_with_names_nobody(
         # the phrase search named another player than the one Whisper wrote
         ([("Ana cuatro cuadras", 0.9), ("Pedro cuatro cuadras", 0.1)],
          "Pedro, cuatro cuadras.", "Pedro"),
-        # the name written stays
+        # the name written stays, misspelled too: the free transcript is read as everywhere,
+        # its words corrected to the grammar's ("Edro" -> Pedro)
         ([("Diego 13 patos", 0.9), ("digo 13 patos", 0.1)], "Diego, 13 patos.", "Diego"),
+        ([("Ana cuatro cuadras", 0.6), ("Pedro cuatro cuadras", 0.4)],
+         "Edro, cuatro cuadras.", "Pedro"),
     ],
 )
 def test_the_free_transcript_that_spells_the_call_says_who_spoke(
