@@ -85,10 +85,9 @@ def pico(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
         subprocess.run([exe, "-l", language, "-w", str(path), said],
                        check=True, capture_output=True)
         speech = read_wav(path, sample_rate)
-    loud = np.flatnonzero(np.abs(speech) > PICO_SILENCE_FLOOR)
-    if len(loud) == 0:
+    if not np.any(np.abs(speech) >= PICO_SILENCE_FLOOR):
         raise ValueError(f"pico2wave said nothing for {text!r}")
-    return speech[loud[0] : loud[-1] + 1]
+    return _trimmed(speech, PICO_SILENCE_FLOOR)
 
 
 def espeak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
@@ -271,6 +270,7 @@ class Renderer:
 
 
 def _trimmed(speech: np.ndarray, floor: float = 1e-4) -> np.ndarray:
-    """`speech` without espeak-ng's own silence around it (the pause is the one asked for)."""
+    """`speech` without the engine's own silence (or Pico's hiss, below `floor`) around it
+    (the pause is the one asked for)."""
     loud = np.flatnonzero(np.abs(speech) >= floor)
     return speech[loud[0] : loud[-1] + 1] if len(loud) else speech
