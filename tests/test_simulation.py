@@ -30,11 +30,14 @@ from voice_ref.simulation.players import Table, TableStats, same_meaning
 from voice_ref.simulation.render import (
     COUNTING_GAP_S,
     PAUSE_S,
+    Engine,
     NoiseBank,
     Renderer,
     Voice,
     active_power,
     espeak_available,
+    festival,
+    festival_available,
     mix,
     pause_point,
     pico,
@@ -609,26 +612,53 @@ def test_the_games_bench_takes_a_microphone_gain(mic_gain, expected) -> None:  #
     assert games_bench._options(_bench_args(mic_gain=mic_gain), Config()).mic_gain_db == expected
 
 
-@pytest.mark.parametrize(("voices", "pico_there", "error"), [
-    ("es+m1,pico:es-ES", True, None),
+@pytest.mark.parametrize(("voices", "installed", "error"), [
+    ("es+m1,pico:es-ES,festival:es", True, None),
     ("pico:en-US", True, "Spanish voice is pico:es-ES"),
     ("es,pico:es-ES", False, "needs pico2wave"),
+    ("festival:en", True, "Spanish voice is festival:es"),
+    ("es,festival:es", False, "apt install festival festvox-ellpc11k"),
 ])
-def test_the_games_bench_takes_pico_voices(monkeypatch, voices, pico_there, error) -> None:  # noqa: ANN001
+def test_the_games_bench_takes_pico_and_festival_voices(  # noqa: ANN201
+        monkeypatch, voices, installed, error) -> None:  # noqa: ANN001
     from voice_ref.simulation import bench as games_bench
 
-    monkeypatch.setattr(games_bench, "pico_available", lambda: pico_there)
+    monkeypatch.setattr(games_bench, "pico_available", lambda: installed)
+    monkeypatch.setattr(games_bench, "festival_available", lambda: installed)
     if error:
         with pytest.raises(ValueError, match=error):
             games_bench._options(_bench_args(voices=voices), Config())
         return
     assert games_bench._options(_bench_args(voices=voices), Config()).voices == (
-        "es+m1", "pico:es-ES")
+        "es+m1", "pico:es-ES", "festival:es")
 
 
-def test_a_voice_named_pico_is_pico_s() -> None:
-    assert Voice("pico:es-ES").pico_language == "es-ES"
-    assert Voice("es-419+f2").pico_language is None
+@pytest.mark.parametrize(("name", "engine", "language"), [
+    ("pico:es-ES", Engine.PICO, "es-ES"),
+    ("festival:es", Engine.FESTIVAL, "es"),
+    ("es-419+f2", Engine.ESPEAK, None),
+    ("mb-es1", Engine.ESPEAK, None),
+])
+def test_a_voice_s_name_says_its_engine(name: str, engine: Engine, language: str | None) -> None:
+    assert (Voice(name).engine, Voice(name).language) == (engine, language)
+
+
+@pytest.mark.skipif(not festival_available(), reason="Festival renders the lines")
+def test_a_festival_player_speaks_at_its_own_speed_and_size() -> None:
+    plain = festival("cuatro quinas", Voice("festival:es"))
+    fast = festival("cuatro quinas", Voice("festival:es", rate=200))
+    high = festival("cuatro quinas", Voice("festival:es", pitch=65))
+    assert len(fast) < 0.9 * len(plain)
+    # a smaller speaker at the same rate: other samples, about as long
+    assert not np.array_equal(high[: len(plain)], plain[: len(high)])
+    assert abs(len(high) - len(plain)) < 0.1 * len(plain)
+    assert abs(plain[0]) >= 1e-4 and abs(plain[-1]) >= 1e-4  # no silence around it
+    # "ñ" and accents reach Festival's Spanish lexicon, not spelled out byte by byte
+    accented = festival("dieciséis", Voice("festival:es"))
+    assert len(accented) < 1.5 * len(festival("dieciseis", Voice("festival:es")))
+    said, s0, s1 = Renderer({"Ana": Voice("festival:es")}, random.Random(1)).render(
+        "Ana", "cuatro quinas")
+    assert abs((s1 - s0) * 16000 - len(plain)) < 0.15 * len(plain)
 
 
 @pytest.mark.skipif(not pico_available(), reason="pico2wave renders the lines")

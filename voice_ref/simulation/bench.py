@@ -27,15 +27,19 @@ from voice_ref.simulation.announcer import SimulatedAnnouncer
 from voice_ref.simulation.phrasing import Phrasing, Style
 from voice_ref.simulation.players import Table
 from voice_ref.simulation.render import (
+    FESTIVAL_PREFIX,
+    FESTIVAL_VOICES,
     PICO_PREFIX,
     PICO_SPANISH,
     SPEECH_LEVELS_DBFS,
+    Engine,
     NoiseBank,
     Renderer,
     Voice,
     active_power,
     espeak,
     espeak_available,
+    festival_available,
     pico_available,
 )
 from voice_ref.simulation.room import DiningRoom
@@ -110,6 +114,26 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_voice(voice: Voice) -> None:
+    """A Pico or Festival player voice names that engine's Spanish voice, and the engine is
+    installed (espeak-ng's voices are checked when it speaks)."""
+    match voice.engine:
+        case Engine.PICO:
+            if voice.language != PICO_SPANISH:
+                raise ValueError(f"--voices {voice.name}: Pico's Spanish voice is "
+                                 f"{PICO_PREFIX}{PICO_SPANISH}.")
+            if not pico_available():
+                raise ValueError(f"--voices {voice.name} needs pico2wave "
+                                 "(Debian non-free: apt install libttspico-utils).")
+        case Engine.FESTIVAL:
+            if voice.language not in FESTIVAL_VOICES:
+                raise ValueError(f"--voices {voice.name}: Festival's Spanish voice is "
+                                 f"{FESTIVAL_PREFIX}{next(iter(FESTIVAL_VOICES))}.")
+            if not festival_available():
+                raise ValueError(f"--voices {voice.name} needs Festival and its Spanish "
+                                 "voice (apt install festival festvox-ellpc11k).")
+
+
 def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     if args.games < 1:
         raise ValueError("--games must be at least 1.")
@@ -118,15 +142,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     if not voices:
         raise ValueError("--voices needs at least one espeak-ng voice name.")
     for name in voices:
-        language = Voice(name).pico_language
-        if language is None:
-            continue
-        if language != PICO_SPANISH:
-            raise ValueError(f"--voices {name}: Pico's Spanish voice is "
-                             f"{PICO_PREFIX}{PICO_SPANISH}.")
-        if not pico_available():
-            raise ValueError(f"--voices {name} needs pico2wave "
-                             "(Debian non-free: apt install libttspico-utils).")
+        _check_voice(Voice(name))
     pause_p = getattr(args, "pauses", None) or 0.0
     if not 0.0 <= pause_p <= 1.0:
         raise ValueError("--pauses is a probability, from 0 to 1.")

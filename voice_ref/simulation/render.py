@@ -1,6 +1,6 @@
-"""Words → a player's voice in the room: espeak-ng (or SVOX Pico, a voice nothing was tuned
-on) with a little rate and pitch variation, mixed with a random stretch of recorded noise at
-a chosen SNR (computed on active speech, as the DEV audio set does).
+"""Words → a player's voice in the room: espeak-ng (or SVOX Pico or Festival, voices nothing
+was tuned on) with a little rate and pitch variation, mixed with a random stretch of
+recorded noise at a chosen SNR (computed on active speech, as the DEV audio set does).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -27,28 +28,55 @@ FRAME_S = 0.02
 SPEECH_LEVELS_DBFS = (-30.0, -18.0)
 
 
-# A player voice named "pico:<language>" is said by SVOX Pico (`pico2wave`), not espeak-ng.
-PICO_PREFIX = "pico:"
+class Engine(Enum):
+    """The synthesizer that says a player's lines."""
+
+    ESPEAK = "espeak-ng"
+    PICO = "pico"  # SVOX Pico (`pico2wave`): voice "pico:<language>"
+    FESTIVAL = "festival"  # Festival (`text2wave`): voice "festival:<language>"
+
+
+# A voice name starting with one of these belongs to that engine, not to espeak-ng.
+ENGINE_PREFIXES = {Engine.PICO: "pico:", Engine.FESTIVAL: "festival:"}
+PICO_PREFIX = ENGINE_PREFIXES[Engine.PICO]
+FESTIVAL_PREFIX = ENGINE_PREFIXES[Engine.FESTIVAL]
 PICO_SPANISH = "es-ES"  # Pico's only Spanish voice
 # Pico starts and ends with a low-level hiss: trimmed below this.
 PICO_SILENCE_FLOOR = 1e-3
 # The espeak-ng rate and pitch that Pico's own speed and pitch (100%) stand for.
 PICO_BASE_RATE = 160
 PICO_BASE_PITCH = 50
+# Festival's Spanish voices by language: the Castilian diphone voice of Debian's
+# festvox-ellpc11k (a man; "z" and soft "c" said as in Spain).
+FESTIVAL_VOICES = {"es": "el_diphone"}
+# The espeak-ng rate and pitch at which Festival speaks as it does by itself. Its diphone
+# voice has a fixed intonation, so pitch is a speaker's size instead: each pitch step
+# above the base makes the voice this much higher (formants and pitch, by resampling).
+FESTIVAL_BASE_RATE = 160
+FESTIVAL_BASE_PITCH = 50
+FESTIVAL_SIZE_PER_PITCH = 1 / 200
 
 
 @dataclass(frozen=True, slots=True)
 class Voice:
     """One synthetic voice and the speaking habits of its player."""
 
-    name: str  # an espeak-ng voice ("es+m1", "es-419+f2") or Pico's ("pico:es-ES")
+    name: str  # an espeak-ng voice ("es+m1"), Pico's ("pico:es-ES") or Festival's ("festival:es")
     rate: int = 160  # words per minute
     pitch: int = 50  # espeak-ng 0..99
 
     @property
-    def pico_language(self) -> str | None:
-        """The Pico language of a "pico:..." voice; None for an espeak-ng voice."""
-        return self.name.removeprefix(PICO_PREFIX) if self.name.startswith(PICO_PREFIX) else None
+    def engine(self) -> Engine:
+        for engine, prefix in ENGINE_PREFIXES.items():
+            if self.name.startswith(prefix):
+                return engine
+        return Engine.ESPEAK
+
+    @property
+    def language(self) -> str | None:
+        """The language after a Pico or Festival voice's prefix; None for espeak-ng's."""
+        prefix = ENGINE_PREFIXES.get(self.engine)
+        return None if prefix is None else self.name.removeprefix(prefix)
 
 
 def espeak_available() -> bool:
@@ -59,10 +87,19 @@ def pico_available() -> bool:
     return shutil.which("pico2wave") is not None
 
 
+def festival_available() -> bool:
+    """Festival and its Spanish voice (a Festival without voices says nothing)."""
+    return shutil.which("text2wave") is not None and any(
+        Path("/usr/share/festival/voices").glob(f"*/{name}") for name in FESTIVAL_VOICES.values())
+
+
 def speak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
     """One utterance in `voice`, by whichever engine it belongs to."""
-    if voice.pico_language is not None:
-        return pico(text, voice, sample_rate)
+    match voice.engine:
+        case Engine.PICO:
+            return pico(text, voice, sample_rate)
+        case Engine.FESTIVAL:
+            return festival(text, voice, sample_rate)
     return espeak(text, voice, sample_rate)
 
 
@@ -81,13 +118,38 @@ def pico(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
         said = f'<speed level="{round(100 * voice.rate / PICO_BASE_RATE)}">{said}</speed>'
     with tempfile.TemporaryDirectory(prefix="voice_ref_pico_") as tmp:
         path = Path(tmp) / "u.wav"
-        language = voice.pico_language or PICO_SPANISH
+        language = voice.language or PICO_SPANISH
         subprocess.run([exe, "-l", language, "-w", str(path), said],
                        check=True, capture_output=True)
         speech = read_wav(path, sample_rate)
     if not np.any(np.abs(speech) >= PICO_SILENCE_FLOOR):
         raise ValueError(f"pico2wave said nothing for {text!r}")
     return _trimmed(speech, PICO_SILENCE_FLOOR)
+
+
+def festival(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
+    """One utterance said by Festival's Spanish diphone voice, without its silence around.
+    The voice's rate stretches Festival's durations; its pitch makes the speaker larger or
+    smaller (`FESTIVAL_SIZE_PER_PITCH`), the stretch keeping the rate asked for."""
+    exe = shutil.which("text2wave")
+    if exe is None:
+        raise RuntimeError("Festival is not installed (apt install festival festvox-ellpc11k)")
+    name = FESTIVAL_VOICES.get(voice.language or "es")
+    if name is None:
+        raise ValueError(f"Festival has no voice for {voice.language!r} here")
+    size = 1.0 + (voice.pitch - FESTIVAL_BASE_PITCH) * FESTIVAL_SIZE_PER_PITCH
+    stretch = FESTIVAL_BASE_RATE / voice.rate * size  # resampling by `size` shortens it again
+    with tempfile.TemporaryDirectory(prefix="voice_ref_festival_") as tmp:
+        said, path = Path(tmp) / "u.txt", Path(tmp) / "u.wav"
+        # Festival's Spanish lexicon reads ISO-8859-1 ("ñ", "é"); UTF-8 it spells out.
+        said.write_bytes(text.encode("latin-1", errors="replace"))
+        subprocess.run([exe, "-eval", f"(voice_{name})",
+                        "-eval", f"(Parameter.set 'Duration_Stretch {stretch:.4f})",
+                        "-o", str(path), str(said)], check=True, capture_output=True)
+        speech = read_wav(path, round(sample_rate / size))
+    if not np.any(speech):
+        raise ValueError(f"Festival said nothing for {text!r}")
+    return _trimmed(speech)
 
 
 def espeak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
