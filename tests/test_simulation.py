@@ -25,10 +25,11 @@ from voice_ref.rules.hands import is_valid_pass_hand
 from voice_ref.rules.moves import Calzo, Dudo, Paso, PassCheck, Raise, RevealCount
 from voice_ref.rules.variants import PRESETS, make_rules
 from voice_ref.simulation.announcer import SimulatedAnnouncer
-from voice_ref.simulation.phrasing import Phrasing, Style
+from voice_ref.simulation.phrasing import COUNTING_PAUSE, Phrasing, Style
 from voice_ref.simulation.players import Table, TableStats, same_meaning
 from voice_ref.simulation.render import (
     COUNTING_GAP_S,
+    FESTIVAL_SILENCE_RMS,
     PAUSE_S,
     Engine,
     NoiseBank,
@@ -38,6 +39,7 @@ from voice_ref.simulation.render import (
     espeak_available,
     festival,
     festival_available,
+    frame_power,
     mix,
     pause_point,
     pico,
@@ -652,7 +654,14 @@ def test_a_festival_player_speaks_at_its_own_speed_and_size() -> None:
     # a smaller speaker at the same rate: other samples, about as long
     assert not np.array_equal(high[: len(plain)], plain[: len(high)])
     assert abs(len(high) - len(plain)) < 0.1 * len(plain)
-    assert abs(plain[0]) >= 1e-4 and abs(plain[-1]) >= 1e-4  # no silence around it
+    # no padding around it: a count said aloud pauses as long as asked, not 0.4 s more
+    assert all(frame_power(plain[i], 16000, 0.01)[0] >= FESTIVAL_SILENCE_RMS**2
+               for i in (slice(0, 160), slice(-160, None)))
+    counted = Renderer({"Ana": Voice("festival:es")}, random.Random(1))._speech(
+        f"uno{COUNTING_PAUSE}dos", Voice("festival:es"))
+    quiet = frame_power(counted, 16000, 0.01) < FESTIVAL_SILENCE_RMS**2
+    longest = max(len(run) for run in "".join("q" if q else " " for q in quiet).split())
+    assert COUNTING_GAP_S[0] - 0.02 <= longest * 0.01 <= COUNTING_GAP_S[1] + 0.02
     # "ñ" and accents reach Festival's Spanish lexicon, not spelled out byte by byte
     accented = festival("dieciséis", Voice("festival:es"))
     assert len(accented) < 1.5 * len(festival("dieciseis", Voice("festival:es")))

@@ -55,6 +55,9 @@ FESTIVAL_VOICES = {"es": "el_diphone"}
 FESTIVAL_BASE_RATE = 160
 FESTIVAL_BASE_PITCH = 50
 FESTIVAL_SIZE_PER_PITCH = 1 / 200
+# Festival pads its speech with ~0.2-0.35 s of low noise and clicks: trimmed where 10 ms
+# frames stay below this RMS (its speech starts at ~1e-3; a click alone stays below).
+FESTIVAL_SILENCE_RMS = 8e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +150,12 @@ def festival(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
                         "-eval", f"(Parameter.set 'Duration_Stretch {stretch:.4f})",
                         "-o", str(path), str(said)], check=True, capture_output=True)
         speech = read_wav(path, round(sample_rate / size))
-    if not np.any(speech):
+    frame_s = 0.01
+    loud = np.flatnonzero(frame_power(speech, sample_rate, frame_s) >= FESTIVAL_SILENCE_RMS**2)
+    if not len(loud):
         raise ValueError(f"Festival said nothing for {text!r}")
-    return _trimmed(speech)
+    frame = int(sample_rate * frame_s)
+    return speech[loud[0] * frame : (loud[-1] + 1) * frame]
 
 
 def espeak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
@@ -204,13 +210,20 @@ class NoiseBank:
         return np.tile(clip, reps)[start : start + n].astype(np.float32)
 
 
+def frame_power(
+    samples: np.ndarray, sample_rate: int = RATE, frame_s: float = FRAME_S
+) -> np.ndarray:
+    """Mean power of each whole `frame_s` frame of `samples` (none if shorter than one)."""
+    frame = max(1, int(sample_rate * frame_s))
+    n = len(samples) // frame
+    return np.mean(samples[: n * frame].reshape(n, frame) ** 2, axis=1)
+
+
 def active_power(samples: np.ndarray, sample_rate: int = RATE) -> float:
     """Mean power of the frames within 30 dB of the loudest (speech, not its pauses)."""
-    frame = max(1, int(sample_rate * FRAME_S))
-    n = len(samples) // frame
-    if n == 0:
+    power = frame_power(samples, sample_rate)
+    if len(power) == 0:
         return float(np.mean(samples**2)) if len(samples) else 0.0
-    power = np.mean(samples[: n * frame].reshape(n, frame) ** 2, axis=1)
     active = power[power >= power.max() * 1e-3]
     return float(np.mean(active))
 
