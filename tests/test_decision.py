@@ -554,6 +554,10 @@ def test_plain_words_need_less_fluency_to_count_as_talk(free: str, fluency: floa
         ([("tres", 0.95)], "3", -0.5, "accept"),
         # ... unless the digits are another count: 0.1 s of "siete" read as "tres"
         ([("tres", 0.95)], "1", -0.5, "confirm"),
+        # ... or a letter alone: the "eh" before the count, cut off by the VAD
+        ([("tres", 0.95)], "E", -1.0, "confirm"),
+        ([("tres", 0.95)], "D.", -1.6, "confirm"),
+        ([("tres", 0.95)], "Tres.", -0.5, "accept"),
     ],
 )
 def test_consequential_gate_and_counts_in_digits(hyps, free, fluency, action) -> None:  # noqa: ANN001

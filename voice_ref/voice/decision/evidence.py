@@ -139,9 +139,15 @@ def wordless_for_consequential(
     (`_has_word`), so the call is confirmed, never ignored. The count after a challenge
     decides who loses a die as much, but Whisper writes counts in digits ("30, 5, 9" for
     "treinta y nueve"): a count is asked about only when its digits read as another
-    count ("1" for 0.1 s of "siete" read as *tres*; session 42)."""
-    other_count = isinstance(best.intent, NumberIntent) and isinstance(free_intent, NumberIntent)
-    if not (isinstance(best.intent, CONSEQUENTIAL) or other_count) or best.from_free:
+    count ("1" for 0.1 s of "siete" read as *tres*; session 42), or when it has neither
+    digits nor a word, a letter alone: the "eh" before a count said alone ("E", "D.",
+    "N") was taken as *tres* or *cero* in Festival's games (session 47)."""
+    count = isinstance(best.intent, NumberIntent)
+    other_count = count and isinstance(free_intent, NumberIntent)
+    letters = count and re.search(r"[^\W\d_]", utterance.free_text) is not None
+    letters_alone = letters and re.search(r"\d", utterance.free_text) is None
+    if best.from_free or not (isinstance(best.intent, CONSEQUENTIAL) or other_count
+                              or letters_alone):
         return ""
     free = utterance.free_text.strip()
     if utterance.free_fluency is None or _has_word(free):
