@@ -62,7 +62,8 @@ bench. Steps, for each utterance:
    they end a round or rewrite it), a "sí" (it commits what was asked) and the count
    after a challenge (it decides who loses a die) need `accept_consequential`, and are
    confirmed when the free transcript has no word (`wordless_for_consequential`; for a
-   count: digits that read as another count, "1" for *tres*); a legal reading
+   count: digits that read as another count, "1" for *tres*, or a letter alone, "E" for
+   the "eh" before it); a legal reading
    between `confirm` and its threshold is **confirmed** ("¿Dijiste cuatro quinas?")
    instead of ignored. Answering the loop's own "¿Dijiste …?" (`GameView.confirming`),
    a "no" needs only `accept`, whatever the free transcript says (a wrong "no" costs
