@@ -621,7 +621,7 @@ def test_the_games_bench_takes_a_microphone_gain(mic_gain, expected) -> None:  #
     ("festival:en", True, "Spanish voice is festival:es"),
     ("es,festival:es", False, "apt install festival festvox-ellpc11k"),
 ])
-def test_the_games_bench_takes_pico_and_festival_voices(  # noqa: ANN201
+def test_the_games_bench_takes_pico_and_festival_voices(
         monkeypatch, voices, installed, error) -> None:  # noqa: ANN001
     from voice_ref.simulation import bench as games_bench
 

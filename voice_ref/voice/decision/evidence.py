@@ -142,14 +142,14 @@ def wordless_for_consequential(
     count ("1" for 0.1 s of "siete" read as *tres*; session 42), or when it has neither
     digits nor a word, a letter alone: the "eh" before a count said alone ("E", "D.",
     "N") was taken as *tres* or *cero* in Festival's games (session 47)."""
+    free = utterance.free_text.strip()
     count = isinstance(best.intent, NumberIntent)
     other_count = count and isinstance(free_intent, NumberIntent)
-    letters = count and re.search(r"[^\W\d_]", utterance.free_text) is not None
-    letters_alone = letters and re.search(r"\d", utterance.free_text) is None
+    letters_alone = count and re.search(r"[^\W\d_]", free) is not None and not re.search(
+        r"\d", free)
     if best.from_free or not (isinstance(best.intent, CONSEQUENTIAL) or other_count
                               or letters_alone):
         return ""
-    free = utterance.free_text.strip()
     if utterance.free_fluency is None or _has_word(free):
         return ""
     return f"free transcript {free!r} has no word for {best.text!r}"
