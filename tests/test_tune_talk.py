@@ -42,3 +42,13 @@ def test_the_free_transcript_is_weighed_with_the_penalty_given(
 def test_rows_without_the_free_value_are_left_as_recorded() -> None:
     row = _row(None)
     assert tune_talk.with_penalty([row], 6.0) == [row]
+
+
+def test_the_replay_starts_from_the_models_own_thresholds(tmp_path) -> None:
+    """A replay without a grid decides as the live bench did: with the thresholds of the
+    model's decision.toml, not the defaults (replays of session 47 ignored it)."""
+    (tmp_path / "decision.toml").write_text("[thresholds]\ntalk_similarity = 0.65\n")
+    assert tune_talk.base_thresholds(str(tmp_path)).talk_similarity == 0.65
+    default = tune_talk.Thresholds().talk_similarity
+    assert default != 0.65
+    assert tune_talk.base_thresholds(str(tmp_path / "none")).talk_similarity == default

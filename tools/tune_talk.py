@@ -19,6 +19,11 @@ transcript, `SearchLimits.garbage_penalty`): each utterance's shares are recompu
 its `scored` phrases (the best 12) and its `free_value` (rows written since session 30),
 so compare with the same replay at 18, not with the recorded shares.
 
+The replay starts from the thresholds the live bench used: the config's, then those of
+the model's `decision.toml` (`--model`, default the config's Whisper model), so a replay
+without `--grid` decides as `voice-ref bench` did. Run it with the `--model` the rows
+were recorded with.
+
 `--pick-cost` chooses by the table's cost instead (session 6): a wrong game action
 (table talk acted on, or a call taken as another) costs `WRONG_COST` utterances (the
 referee's wrong reply, "me equivoqué", the call again), any other clip not decided
@@ -38,6 +43,7 @@ from pathlib import Path
 from voice_ref.config import load_config
 from voice_ref.language.inventory import PhraseInventory
 from voice_ref.language.parser import Parser
+from voice_ref.voice.asr.select import with_model_decision
 from voice_ref.voice.asr.whisper_backend import pooled_shares
 from voice_ref.voice.bench import label_players, load_labels, replay, summarize
 from voice_ref.voice.decision import Decider, GameView, Thresholds, thresholds_from
@@ -99,6 +105,12 @@ def measure(rows: list[dict], folder: Path, limits: Thresholds) -> dict:
     }
 
 
+def base_thresholds(model: str | None) -> Thresholds:
+    """The thresholds the live bench decides with for `model`: the config's, then the
+    model's `decision.toml`."""
+    return thresholds_from(with_model_decision(load_config(None), "whisper", model))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", nargs="+", help="ROWS.jsonl=LABEL_FOLDER")
@@ -107,8 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show-wrong", action="store_true")
     ap.add_argument("--pick", action="store_true", help="print the rule's choice (docstring)")
     ap.add_argument("--pick-cost", action="store_true", help="choose by the table's cost")
+    ap.add_argument("--model", help="the Whisper model folder the rows were recorded with "
+                    "(its decision.toml; default: the config's)")
     args = ap.parse_args(argv)
-    base = thresholds_from(load_config(None))
+    base = base_thresholds(args.model)
     names = {f.name for f in fields(Thresholds)}
     axes = []
     for item in args.grid:
