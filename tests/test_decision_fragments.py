@@ -65,7 +65,7 @@ def test_joined_readings_are_prefixed_only_where_they_still_parse() -> None:
     second = utt("Sexto.", ("seis sextos", 0.6), start=0.9, end=1.4, fluency=-0.5)
     from voice_ref.voice.decision.fragments import Fragment
 
-    both = joined(Fragment(first, "Un"), second, PARSER)
+    both = joined(Fragment(first, "Un"), second, PARSER, TURN)
     assert [h.text for h in both.hypotheses] == ["seis sextos", "Un Sexto."]
     assert both.free_text == "Un Sexto."
     assert (both.start_s, both.end_s, both.free_fluency) == (0.0, 1.4, -1.2)
@@ -90,6 +90,9 @@ CASES = [
                  ("hold", "reask"), None, id="talk after a number: reask"),
     pytest.param("Cinco.", [], "dudo", [("dudo", 0.95)], 0.5,
                  ("hold", "accept"), {"type": "dudo"}, id="a call after a number stands"),
+    pytest.param("Tren", [], "Tres quinas.", [("trece quinas", 0.45), ("tres quinas", 0.35)],
+                 0.4, ("hold", "accept"), {"type": "bid", "quantity": 3, "face": 5, "clean": False},
+                 id="a face heard in an ehm: a join that reads as a hand loses no call"),
 ]  # fmt: skip
 
 

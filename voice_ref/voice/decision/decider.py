@@ -62,7 +62,7 @@ class Decider:
         if held is None:
             return self._one(utterance, view)
         if 0 <= utterance.start_s - held.utterance.end_s <= self.fragment_gap_s:
-            both = joined(held, utterance, self.parser)
+            both = joined(held, utterance, self.parser, view)
             verdict = self._decide(both, view)
             if verdict.action in (Action.ACCEPT, Action.CONFIRM) and not isinstance(
                 verdict.intent, NameOnlyIntent | None

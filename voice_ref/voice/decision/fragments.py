@@ -54,20 +54,38 @@ def fragment_lead(utterance: Utterance, parser: TextParser, view: GameView) -> s
     return text if " ".join(tokenize(body)) in _FACE_WORDS else ""
 
 
-def joined(first: Fragment, second: Utterance, parser: TextParser) -> Utterance:
+def joined(first: Fragment, second: Utterance, parser: TextParser, view: GameView) -> Utterance:
     """One utterance from a fragment and its continuation: each reading of `second`
     prefixed by the fragment where the result still parses ("un" + "Sexto." = "un Sexto."),
-    else as it was (a complete call said again); the free transcripts joined."""
-    hyps = []
-    for h in second.hypotheses:
-        text = spelled_out(f"{first.lead} {h.text}")  # "40 y" + "7": "cuarenta y siete"
-        hyps.append(Hypothesis(text if parser.parse(text).intent is not None else h.text, h.score))
+    else as it was (a complete call said again); the free transcripts joined. A join that
+    turns a call possible now into one that is not is no join: "Tren" (an "ehm" heard as
+    a face) + "Tres quinas." reads as a hand, "tren, tres quinas", and would drop the
+    call the player made."""
+    hyps = tuple(
+        Hypothesis(_join(first.lead, h.text, parser, view, spelled=True), h.score)
+        for h in second.hypotheses
+    )
     fluencies = [f for f in (first.utterance.free_fluency, second.free_fluency) if f is not None]
     return Utterance(
-        tuple(hyps),
+        hyps,
         first.utterance.start_s,
         second.end_s,
         decoded_at_s=second.decoded_at_s,
-        free_text=f"{first.lead} {second.free_text.strip()}".strip(),
+        free_text=_join(first.lead, second.free_text.strip(), parser, view, spelled=False),
         free_fluency=min(fluencies) if fluencies else None,
     )
+
+
+def _join(lead: str, text: str, parser: TextParser, view: GameView, *, spelled: bool) -> str:
+    """`lead` + `text` ("40 y" + "7": "cuarenta y siete" when `spelled`), unless the join
+    loses a call: it reads as nothing (a reading, not the free transcript, stays as it
+    was) or as no possible answer where `text` alone is one."""
+    both = f"{lead} {text}".strip()
+    intent = parser.parse(spelled_out(both)).intent
+    if intent is None:
+        return text if spelled else both
+    if not view.possible(intent):
+        alone = parser.parse(spelled_out(text)).intent
+        if alone is not None and view.possible(alone):
+            return text
+    return spelled_out(both) if spelled else both
