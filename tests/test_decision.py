@@ -12,6 +12,7 @@ from voice_ref.language.intents import (
     DudoIntent,
     Intent,
     NameOnlyIntent,
+    NumberIntent,
     StarterIntent,
     names_its_speaker,
 )
@@ -888,3 +889,22 @@ def test_the_speech_length_is_checked_against_the_phrasing_that_fits(
     assert d.action == action and d.intent == (DudoIntent() if action == "accept" else None)
     together = replace(pooled("dudo dudo", 0.95, *(t for t, _ in hyps[1:])), end_s=0.2)
     assert decide(together, PARSER, view=GameView(kinds=TURN), limits=LIMITS).action == action
+
+
+@pytest.mark.parametrize(
+    ("share", "passed_over"),
+    [
+        (0.95, NumberIntent(value=2)),  # sure enough to take: ignored only as talk
+        (0.6, None),  # below the count's own need (0.8 here): no count to pass over
+    ],
+)
+def test_an_ignore_keeps_the_sure_reading_it_passed_over_as_talk(
+    share: float, passed_over: NumberIntent | None
+) -> None:
+    """Whisper writes "dos" as a fluent "No": ignored as talk, but the count that was
+    sure enough is kept for the loop (a count said aloud goes on through it)."""
+    heard = utt(("dos", share), ("No", 1 - share), free="No", fluency=-0.3)
+    limits = replace(LIMITS, sure_talk=-1.0)
+    d = decide(heard, PARSER, view=GameView(kinds=frozenset({"number"})), limits=limits)
+    assert d.action == "ignore" and d.intent is None
+    assert d.passed_over == passed_over

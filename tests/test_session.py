@@ -25,6 +25,7 @@ import pytest
 
 from voice_ref.app import open_referee
 from voice_ref.config import VoiceSettings, load_config
+from voice_ref.language.intents import Intent, NumberIntent
 from voice_ref.language.inventory import EXPECTING
 from voice_ref.language.parser import Parser
 from voice_ref.voice.announcer import Announcer, PrintOutput, Speech
@@ -377,6 +378,34 @@ def test_table_talk_while_counting_keeps_the_count(tmp_path, pause_s):
              ("tres", 0.3), (None, 2.0)]
     _session, _printed, objects = silent_session(tmp_path, ScriptedWav(parts))
     assert _numbers(objects) == [3]
+
+
+def _talk_passing_over(passed_over: Intent | None):
+    """`_decide_by_text`, but "no" is talk whose game reading `passed_over` was sure."""
+    def decide(utterance: Utterance, referee, expecting: str) -> Heard:
+        if utterance.best.text == "no":
+            return Heard("ignore", "no", None, 0.9, why="talk", passed_over=passed_over)
+        return _decide_by_text(utterance, referee, expecting)
+
+    return decide
+
+
+@pytest.mark.parametrize(
+    ("passed_over", "answer"),
+    [
+        (NumberIntent(value=2), 2),  # "una" | "dos" written "No": the count goes on
+        (None, 1),  # talk: the count so far stands
+        (NumberIntent(value=3), 1),  # talk read as a number, not the next one
+    ],
+)
+def test_the_next_number_heard_as_talk_counts_on(tmp_path, passed_over, answer):
+    """Counted aloud, the next number ignored only because its words were talk ("dos"
+    written "No") is the count going on: the last number said is the answer."""
+    parts = [*AFTER_DUDO, ("una", 0.3), (None, 0.4), ("no", 0.3), (None, 2.0)]
+    wav = ScriptedWav(parts)
+    _session, _printed, objects = silent_session(
+        tmp_path, wav, decide=_talk_passing_over(passed_over))
+    assert _numbers(objects)[0] == answer
 
 
 @pytest.mark.parametrize(

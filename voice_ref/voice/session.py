@@ -238,12 +238,13 @@ class VoiceSession:
         after_talk, self._count_talk_at = self._count_talk_at is not None, None
         if self._held_count is not None:
             held, self._held_count = self._held_count[0], None
+            so_far = _value(held)
             if counted is None and heard.action == Action.IGNORE:
                 # table talk while counting: the count so far stands, and the wait for its
-                # next number starts again (a number heard as talk: "uno" | "No" | "tres")
-                self._hold_count(held, t)
+                # next number starts again (a number heard as talk: "uno" | "No" | "tres"),
+                # unless the talk was surely that next number ("uno" | "No": dos)
+                self._hold_count(_next_number(heard, so_far) or held, t)
                 return None
-            so_far = _value(held)
             if counted is not None and counted[0] > so_far:
                 # counting on; numbers lost as talk or to the VAD on the way ("uno" |
                 # "siete" | "ocho"): held too, for the next one, so only delayed if final
@@ -413,6 +414,18 @@ class VoiceSession:
 def _value(heard: Heard) -> int:
     """The count a verdict is about (-1: no count)."""
     return heard.intent.value if isinstance(heard.intent, NumberIntent) else -1
+
+
+def _next_number(heard: Heard, so_far: int) -> Heard | None:
+    """An ignored utterance as the next number of a count said aloud: its game reading,
+    passed over only because the words were talk, is one more than the count so far.
+    Whisper writes "dos" as "No" and "seis" as "Sí."; talk that reads surely as exactly
+    the next number within the count's wait is rare, and a later number supersedes it."""
+    nxt = heard.passed_over
+    if not isinstance(nxt, NumberIntent) or nxt.value != so_far + 1:
+        return None
+    return Heard(Action.ACCEPT, heard.text, nxt, heard.score,
+                 why="counted aloud: the next number, heard as talk")
 
 
 def _count_heard(heard: Heard, counted: tuple[int, ...], utterance: Utterance) -> Heard:

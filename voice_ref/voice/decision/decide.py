@@ -182,7 +182,8 @@ def _legal(
     # sounds like the reading ("Hugo" for "dudo": the call misspelled, asked about).
     free = utterance.free_text.strip()
     if against and sure and not sounds_like_reading(free, best.reading, limits):
-        return best.ignore(against)
+        ignored = best.ignore(against)
+        return replace(ignored, passed_over=best.intent) if best.share >= need else ignored
     return best.confirm(against or doubt or wordless or f"share {best.score} below {need}")
 
 

@@ -45,6 +45,7 @@ class Heard:
     score: float | None = None
     question: str = ""  # for confirm: "¿Dijiste cinco quinas?"; for reask: "Repitan"
     why: str = ""  # the decision's reason (`Decision.why`), for the operator and the bench
+    passed_over: Intent | None = None  # for ignore: `Decision.passed_over`
 
 
 DeciderFn = Callable[[Utterance, RefereePort, str], Heard]
@@ -243,7 +244,8 @@ class TableDecider:
             question = confirm_question(referee, verdict.intent, text)
         elif verdict.action == Action.REASK:
             question = referee.prompts.say("ask.say_again")
-        return Heard(verdict.action, text, verdict.intent, verdict.score, question, verdict.why)
+        return Heard(verdict.action, text, verdict.intent, verdict.score, question, verdict.why,
+                     verdict.passed_over)
 
     def drop_fragment(self, referee: RefereePort) -> str:
         """The wait for a fragment's continuation ran out: forget it and return the

@@ -53,6 +53,10 @@ class Decision:
     alternatives: tuple[tuple[Intent, float], ...] = ()
     heard: str = ""
     why: str = ""  # a short reason for the operator and the bench
+    # An ignore's game reading that was sure enough to take and was ignored only for the
+    # evidence that the words were table talk: a count said aloud goes on through it
+    # ("uno" | "dos" written "No": `voice.session`).
+    passed_over: Intent | None = None
 
     @property
     def is_game_action(self) -> bool:
