@@ -409,6 +409,23 @@ def test_the_next_number_heard_as_talk_counts_on(tmp_path, passed_over, answer):
 
 
 @pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        (["una", "no", "dos", "cuatro"], 4),  # "dos" written "No", then "tres" heard as dos
+        (["una", "dos", "dos", "tres"], 3),  # a number said twice: the count goes on
+        (["una", "dos", "dos"], 2),  # ... and stands when nobody counts on
+    ],
+)
+def test_the_count_so_far_said_again_keeps_counting(tmp_path, said, answer):
+    """While counting aloud, the count so far heard again is no new answer: the wait for
+    the next number starts again (it used to take the count at once and lose the rest)."""
+    wav = _counted_aloud(said)
+    _session, _printed, objects = silent_session(
+        tmp_path, wav, decide=_talk_passing_over(NumberIntent(value=2)))
+    assert _numbers(objects)[0] == answer
+
+
+@pytest.mark.parametrize(
     ("parts", "answer"),
     [
         ([("hugo", 0.3), (None, 0.4), ("dos", 0.3), (None, 0.4), ("tres", 0.3)], 3),

@@ -250,6 +250,12 @@ class VoiceSession:
                 # "siete" | "ocho"): held too, for the next one, so only delayed if final
                 self._hold_count(_count_heard(heard, counted, utterance), t)
                 return None
+            if counted is not None and len(counted) == 1 and counted[0] == so_far:
+                # the count so far again: said twice, or the next number misheard as it
+                # ("uno" | "No" | "Nias.": dos, then "tres" heard as dos); the count
+                # stands and its wait starts again, so a count going on is not cut short
+                self._hold_count(heard if heard.action == Action.ACCEPT else held, t)
+                return None
             if counted is not None and len(counted) == 1 and counted[0] < so_far:
                 # "uno, dos" | "una": a count going back down was the next number misheard
                 # every time in simulated games (session 43); asked about, not taken, and
