@@ -17,7 +17,9 @@ from voice_ref.language.intents import BidIntent, DudoIntent, NameOnlyIntent, Nu
 from voice_ref.language.parser import Parser
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision import (
+    Action,
     Decider,
+    Heard,
     Thresholds,
     decide,
     game_view,
@@ -25,7 +27,7 @@ from voice_ref.voice.decision import (
     phrases_now,
 )
 from voice_ref.voice.decision.readings import readings
-from voice_ref.voice.decision.table import taken_back
+from voice_ref.voice.decision.table import heard_record, taken_back
 
 
 def referee_at_a_bid(_tmp: Path, bid: str | None = None) -> Referee:
@@ -322,3 +324,12 @@ def test_a_question_the_loop_asks_is_the_deciders_too(tmp_path: Path) -> None:
     unasked = make_decider(load_config())  # the same "no" without the question known
     unasked(utt(("no", 0.95), ("sí", 0.05)), referee, "yes_no")
     assert unasked(count_again, referee, referee.expecting).intent == NumberIntent(1)
+
+
+def test_a_heard_record_names_the_reading_an_ignore_passed_over() -> None:
+    """`--rows` and `play --heard` show the count a talk verdict passed over, so a count
+    said aloud that went on through it can be followed afterwards."""
+    heard = Utterance((Hypothesis("dos", 0.9),), 0.0, 0.5, free_text="No", free_fluency=-0.3)
+    talk = Heard(Action.IGNORE, "dos", None, 0.9, why="talk", passed_over=NumberIntent(value=2))
+    assert heard_record(heard, talk)["passed_over"] == {"type": "number", "value": 2}
+    assert heard_record(heard, Heard(Action.IGNORE, "dos"))["passed_over"] is None

@@ -64,6 +64,8 @@ def heard_record(utterance: Utterance, heard: Heard) -> dict[str, object]:
         "intent": None if heard.intent is None else heard.intent.to_json(),
         "score": heard.score,
         "why": heard.why,
+        # an ignore's sure game reading, passed over as talk (`Decision.passed_over`)
+        "passed_over": None if heard.passed_over is None else heard.passed_over.to_json(),
         "free": utterance.free_text,
         "fluency": utterance.free_fluency,
         "hypotheses": [[h.text, h.score] for h in utterance.hypotheses[:4]],
