@@ -46,7 +46,10 @@ bench. Steps, for each utterance:
    With it, the reading is at most confirmed; ignored when Whisper is sure of its
    words (`sure_talk`) unless they sound like the reading ("Hugo" for "dudo" is asked
    about), or when its length cannot fit
-   (`duration_misfit`: 0.1 s of a clatter is no "paso" to ask about). A name said
+   (`duration_misfit`: 0.1 s of a clatter is no "paso" to ask about). An ignore for
+   sure words keeps the reading it passed over when that was sure enough to take
+   (`Decision.passed_over`): the loop counts on through it while a count is said aloud
+   ("una" | "No", Whisper's "dos"). A name said
    alone also needs a free transcript that sounds like the name (`name_evidence`:
    "Para." is no "Ana").
    Weaker evidence, a free transcript of other words that neither reads as the reading
