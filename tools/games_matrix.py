@@ -75,7 +75,7 @@ def matrix(voices: Iterable[str], styles: Iterable[str], seeds: Iterable[int]) -
 
 
 def _load() -> str:
-    return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+    return f"{os.getloadavg()[0]:.2f}"
 
 
 def _run_one(run: Run, tree: Path, model: Path, noise: Path, out: Path) -> int:
@@ -182,10 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     tree = Path(args.tree).resolve()
     model = Path(args.model).resolve() if args.model else tree / "models" / "whisper-base-table"
-    noise = Path(args.noise).resolve() if args.noise else (tree / ".." / "shared" / "audio" / "dev")
+    noise = (Path(args.noise) if args.noise else tree / ".." / "shared" / "audio" / "dev").resolve()
     runs = matrix(voices, _names(args.styles, STYLES), seeds)
-    failed = run_matrix(runs, tree, model, noise.resolve(), Path(args.out).resolve() / args.name,
-                        args.jobs)
+    failed = run_matrix(runs, tree, model, noise, Path(args.out).resolve() / args.name, args.jobs)
     print(f"{len(runs) - failed} of {len(runs)} runs done; {failed} failed (see their .err)")
     return 1 if failed else 0
 

@@ -81,11 +81,12 @@ def _join(lead: str, text: str, parser: TextParser, view: GameView, *, spelled: 
     loses a call: it reads as nothing (a reading, not the free transcript, stays as it
     was) or as no possible answer where `text` alone is one."""
     both = f"{lead} {text}".strip()
-    intent = parser.parse(spelled_out(both)).intent
+    both_spelled = spelled_out(both)
+    intent = parser.parse(both_spelled).intent
     if intent is None:
         return text if spelled else both
     if not view.possible(intent):
         alone = parser.parse(spelled_out(text)).intent
         if alone is not None and view.possible(alone):
             return text
-    return spelled_out(both) if spelled else both
+    return both_spelled if spelled else both
