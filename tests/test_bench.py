@@ -9,16 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from voice_ref.language.expecting import Expecting
 from voice_ref.voice.bench import (
     HELDOUT_VOICES,
     TUNING_VOICES,
     _same,
     clip_latency_ms,
     expecting_for,
+    expecting_of,
     main,
     select,
     split_of,
     summarize,
+    talk_asked,
 )
 
 REPO = Path(__file__).parents[1]
@@ -52,6 +55,23 @@ def test_exact_protocol_equality(got, expected, correct) -> None:  # noqa: ANN00
 )
 def test_context_from_category(category: str, expecting: str) -> None:
     assert expecting_for(category) == expecting
+
+
+def test_talk_asked_plays_only_talk_under_the_question() -> None:
+    labels = [
+        {"file": "a.wav", "category": "chatter", "intent": {"type": "none"}},
+        {"file": "b.wav", "category": "name", "intent": {"type": "none", "player": "Ana"}},
+        {"file": "c.wav", "category": "noise_only", "intent": {"type": "none"}},
+        {"file": "d.wav", "category": "bid", "intent": BID},
+        {"file": "e.wav", "category": "answer_number", "intent": {"type": "number", "value": 3}},
+    ]
+    asked = talk_asked(labels, Expecting.COUNT)
+    assert [lb["file"] for lb in asked] == ["a.wav", "b.wav", "c.wav"]
+    # A name said alone answers no count: nothing is the right result.
+    assert all(lb["intent"] == {"type": "none"} for lb in asked)
+    assert {expecting_of(lb) for lb in asked} == {Expecting.COUNT}
+    assert expecting_of(labels[0]) == Expecting.TURN  # the labels themselves are untouched
+    assert labels[1]["intent"]["player"] == "Ana"
 
 
 def _row(expected: dict, got: dict | None, noise: str | None, snr: int | None,

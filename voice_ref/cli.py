@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="DEV voices to use (see BENCHMARKS.md, Method)")
     bench.add_argument("--every", type=int, default=1, help="every N-th clip of each category")
     bench.add_argument("--categories", help="only these label categories (comma-separated)")
+    bench.add_argument("--talk-in", choices=["count", "yes_no", "choice"],
+                       help="play only the table-talk clips, as if said while the referee "
+                       "waits for this answer (count: after a challenge); none should act")
     bench.add_argument("--rows", metavar="JSONL", help="write every clip's result here (with "
                        "--games: every line a player said, what was heard and done)")
     bench.add_argument("--cold", action="store_true", help="do not prepare the recognizer "

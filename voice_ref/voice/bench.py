@@ -4,7 +4,8 @@ Every clip goes through the same streaming path as a microphone
 (`listen.stream`: 0.1 s blocks into `Recognizer.accept`, then 0.5 s of silence,
 as the room goes on after the speaker stops, and `flush`). The referee's context
 comes from the clip's category (a count answer is expected after "¿cuántas
-hay?", etc.); the players are the names in the labels (a table knows its players).
+hay?", etc.), or with `--talk-in` from the question the table talk is played under;
+the players are the names in the labels (a table knows its players).
 
 Latency is simulated without waiting in real time: a block "arrives" when its
 last sample would have been recorded, processing starts when both the block has
@@ -97,6 +98,26 @@ EXPECTING_BY_CATEGORY: dict[str, Expecting] = {
 
 def expecting_for(category: str) -> Expecting:
     return EXPECTING_BY_CATEGORY.get(category, Expecting.TURN)
+
+
+def expecting_of(label: dict[str, Any]) -> Expecting:
+    """The context a clip is played in: the question it was asked (`talk_asked`), else
+    the one its category implies."""
+    asked = label.get("asked")
+    return Expecting(asked) if asked else expecting_for(label.get("category", ""))
+
+
+def talk_asked(labels: list[dict[str, Any]], asked: Expecting) -> list[dict[str, Any]]:
+    """The table-talk clips (no game action expected) as if said while the referee waits
+    for an answer to `asked` ("¿cuántas quinas hay?": the table talks then too, and a count
+    taken from talk decides who loses a die). A name said alone answers no question, so
+    it is expected to give nothing as well."""
+    out = []
+    for label in labels:
+        if label["intent"].get("type") != "none" or label.get("category") in EXPECTING_BY_CATEGORY:
+            continue
+        out.append({**label, "intent": {"type": "none"}, "asked": str(asked)})
+    return out
 
 
 def label_players(labels: list[dict[str, Any]], default: list[str]) -> list[str]:
@@ -349,12 +370,12 @@ def run(
     prepare_s = 0.0
     if prepare:
         t0 = time.perf_counter()
-        needed = dict.fromkeys(expecting_for(lb.get("category", "")) for lb in labels)
+        needed = dict.fromkeys(expecting_of(lb) for lb in labels)
         recognizer.prepare([context(e) for e in needed])
         prepare_s = time.perf_counter() - t0
     rows = []
     for i, label in enumerate(labels):
-        expecting = expecting_for(label.get("category", ""))
+        expecting = expecting_of(label)
         recognizer.set_context(context(expecting))
         audio = read_wav(folder / label["file"], recognizer.sample_rate)
         out = run_clip(recognizer, make_decider(context(expecting)), audio, label.get("speech_end"))
@@ -421,6 +442,9 @@ def main(args: argparse.Namespace) -> int:
     except (FileNotFoundError, json.JSONDecodeError, OSError, ValueError) as exc:
         print(f"voice-ref bench: {exc}", file=sys.stderr)
         return 2
+    talk_in = getattr(args, "talk_in", None)
+    if talk_in:
+        labels = talk_asked(labels, Expecting(talk_in))
     labels = labels[: args.limit] if args.limit else labels
     config = load_config(getattr(args, "config", None))
     try:
