@@ -417,6 +417,35 @@ def test_a_name_alone_stays_a_name() -> None:
     assert not d.is_game_action
 
 
+COUNT = GameView(kinds=frozenset({"number", "undo"}))  # asked "¿cuántas hay?"
+
+
+@pytest.mark.parametrize(
+    ("hyps", "free"),
+    [
+        # "Ana" is spelled near "una" (rapidfuzz 0.67): no count from a name (DEV, Pico).
+        ((("una", 0.9), ("nada", 0.1)), "Ana"),
+        # "Diego" opens "Diego deshaz", and a name alone is no undo (music set).
+        ((("Carla deshaz", 0.95), ("diecisiete", 0.05)), "Carla"),
+    ],
+)
+def test_a_name_said_alone_where_no_name_answers_is_no_answer(hyps, free: str) -> None:  # noqa: ANN001
+    limits = replace(LIMITS, talk_similarity=0.65, sure_talk=-1.2)
+    d = decide(utt(*hyps, free=free, fluency=-0.03), PARSER, view=COUNT, limits=limits)
+    assert d.action == "ignore" and d.intent is None
+    assert d.why == f"free transcript {free!r} is the name {free}"
+    # An unsure transcript of the name says nothing either way.
+    unsure = decide(utt(*hyps, free=free, fluency=-2.5), PARSER, view=COUNT, limits=limits)
+    assert unsure.action == "accept"
+
+
+def test_a_name_said_alone_that_sounds_like_the_count_is_asked_about() -> None:
+    limits = replace(LIMITS, sound_alike=0.75, sure_talk=-1.2)  # "Ana" sounds 0.8 like "una"
+    d = decide(utt(("una", 0.9), ("nada", 0.1), free="Ana", fluency=-0.03), PARSER,
+               view=COUNT, limits=limits)
+    assert d.action == "confirm" and d.intent == NumberIntent(1)
+
+
 # -- what the game knows ---------------------------------------------------------------------
 
 

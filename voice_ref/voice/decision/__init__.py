@@ -51,7 +51,9 @@ bench. Steps, for each utterance:
    (`Decision.passed_over`): the loop counts on through it while a count is said aloud
    ("una" | "No", Whisper's "dos"). A name said
    alone also needs a free transcript that sounds like the name (`name_evidence`:
-   "Para." is no "Ana").
+   "Para." is no "Ana"); and where no name can answer (asked for the count), a free
+   transcript that is a player's name said alone is evidence against any reading
+   (`readings.name_said_alone`: "Ana" is no "una", "Diego" no "Diego deshaz").
    Weaker evidence, a free transcript of other words that neither reads as the reading
    nor sounds like it (`doubted_by_words`), only raises the share the reading needs
    (`accept_doubted`): mixed evidence is confirmed. So does the table's history

@@ -23,7 +23,7 @@ from voice_ref.voice.decision.evidence import (
     talk_evidence,
     wordless_for_consequential,
 )
-from voice_ref.voice.decision.readings import TextParser, readings
+from voice_ref.voice.decision.readings import TextParser, name_said_alone, readings
 from voice_ref.voice.decision.thresholds import CONSEQUENTIAL, NO_MOVE, Thresholds
 from voice_ref.voice.decision.values import Action, Decision, Reading
 from voice_ref.voice.decision.view import GameView, is_name
@@ -56,9 +56,9 @@ def decide(
     best = _Best(ranked)
     if best.intent is None:
         return best.ignore("table talk")
-    against = talk_evidence(
-        utterance, best.reading, free_intent, limits, Lexicon.load() if lexicon is None else lexicon
-    )
+    words = Lexicon.load() if lexicon is None else lexicon
+    named = name_said_alone(utterance, parser, free_intent, limits)
+    against = talk_evidence(utterance, best.reading, free_intent, limits, words, named=named)
     if isinstance(best.intent, NameOnlyIntent):  # a name alone, unless the audio says otherwise
         return _name_alone(best, against or name_evidence(utterance, best.intent, limits), limits)
     if is_name(free_intent) and similarity(utterance.free_text, best.text) < limits.talk_similarity:

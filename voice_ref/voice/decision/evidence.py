@@ -10,6 +10,7 @@ from rapidfuzz import fuzz
 
 from voice_ref.language.intents import (
     Intent,
+    NameOnlyIntent,
     NumberIntent,
 )
 from voice_ref.language.lexicon import Lexicon
@@ -161,33 +162,43 @@ def talk_evidence(
     free_intent: Intent | None,
     limits: Thresholds,
     lexicon: Lexicon | None = None,
+    named: Intent | None = None,
 ) -> str:
     """Why the audio is probably not `best` but table talk ("" when nothing says so).
     A free transcript that itself reads as `best` outweighs any such evidence; one made
     of ordinary Spanish words (`lexicon`), or one against a consequential action, needs
-    less fluency to count."""
+    less fluency to count. `named`: the player's name the free transcript says alone
+    where a name cannot answer (`readings.name_said_alone`): a name said alone stays a
+    name, however near a count it is spelled ("Ana" / "una") or whatever call it begins
+    ("Diego" / "Diego deshaz"; BENCHMARKS.md, session 49)."""
     if best.from_free:
         return ""
     free = utterance.free_text.strip()
+    gate = limits.fluent
+    if isinstance(best.intent, CONSEQUENTIAL):
+        gate = min(gate, limits.fluent_consequential)
+    fluency = utterance.free_fluency
+    if named is not None and not isinstance(best.intent, NameOnlyIntent) and (
+        fluency is not None and fluency >= gate
+    ):
+        # Before "opens": "Diego" opens "Diego deshaz", but a name said alone is a name.
+        return f"free transcript {free!r} is the name {named.player}"
     if opens_any(free, best):
         return ""
     count = isinstance(best.intent, NumberIntent)  # asked "¿cuántas hay?": mostly answers
     if count and re.search(r"\d", free):
         return ""  # Whisper writes counts in digits ("30, 5, 9" for "treinta y nueve")
-    gate = limits.fluent
-    if isinstance(best.intent, CONSEQUENTIAL):
-        gate = min(gate, limits.fluent_consequential)
     if not count and lexicon is not None and limits.fluent_words < gate and lexicon.plain(free):
         gate = limits.fluent_words
-    sure = utterance.free_fluency is not None and utterance.free_fluency >= gate
+    sure = fluency is not None and fluency >= gate
     # Words, not digits or a letter alone: Whisper writes "2." or "1," for a call it
     # cannot make out, and "C" (the letter's name sounds "se") for a "sí", fluently.
     fluent = sure and free_intent is None and _has_word(free)
     # An unsure transcript that sounds like the phrase is the phrase misheard ("Tuna" for
     # "dudo"); one the backend is sure of is what was said ("presiones", no "tres dones").
     sounds_alike = (
-        utterance.free_fluency is not None
-        and utterance.free_fluency < limits.sound_fluent
+        fluency is not None
+        and fluency < limits.sound_fluent
         and sounds_like_reading(free, best, limits)
     )
     # Spelling is compared with the best phrasing only: it has no fluency guard, and a

@@ -73,6 +73,20 @@ def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> In
     return intent if intent is not None and view.possible(intent) else None
 
 
+def name_said_alone(
+    utterance: Utterance, parser: TextParser, free_intent: Intent | None, limits: Thresholds
+) -> Intent | None:
+    """The player's name the free transcript says alone and sounds like, when no name can
+    answer now (`free_intent` is then None): asked for a count, "Ana" is still Ana."""
+    if free_intent is not None:
+        return None
+    words, _ = hesitant_start(utterance.free_text)
+    intent = parser.parse(words).intent if words else None
+    if not is_name(intent) or not sounds_like_name(utterance.free_text.strip(), intent, limits):
+        return None
+    return intent
+
+
 def readings(
     utterance: Utterance, parser: TextParser, view: GameView, limits: Thresholds
 ) -> tuple[list[Reading], Intent | None]:
