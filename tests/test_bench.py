@@ -193,6 +193,12 @@ def test_bench_json_on_a_tiny_folder(tmp_path: Path, capsys) -> None:  # noqa: A
     assert [r["file"] for r in rows] == [lb["file"] for lb in picked]
     assert all(r["latency_ms"] is None or r["latency_ms"] >= 0 for r in rows)
     assert 0.0 <= out["accuracy"] <= 1.0 and out["latency_ms_p95"] > 0 and out["rss_peak_mb"] > 0
+    # --talk-in count: only the table talk, played while a count is awaited.
+    args.talk_in, args.rows = "count", str(tmp_path / "talk.jsonl")
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["clips"] == 1
+    talk = [json.loads(line) for line in (tmp_path / "talk.jsonl").read_text().splitlines()]
+    assert [(r["category"], r["expecting"]) for r in talk] == [("chatter", "count")]
 
 
 def test_replay_decides_again_from_recorded_recognizer_output() -> None:
