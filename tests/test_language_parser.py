@@ -11,6 +11,8 @@ from voice_ref.language.intents import intent_from_json
 from voice_ref.language.numbers import number_to_words
 from voice_ref.language.parser import MAX_CHARS, Parser
 from voice_ref.language.vocabulary import BID_FILLERS, FACE_WORDS
+from voice_ref.simulation.phrasing import COUNT_TALK
+from voice_ref.simulation.phrasing import TABLE_TALK as SIMULATED_TALK
 
 PLAYERS = ("Ana", "Beto", "Carla", "Diego", "José María")
 PARSER = Parser(PLAYERS)
@@ -245,7 +247,7 @@ TABLE_TALK = [
 ]
 
 
-@pytest.mark.parametrize("text", TABLE_TALK)
+@pytest.mark.parametrize("text", TABLE_TALK + list(SIMULATED_TALK) + list(COUNT_TALK))
 def test_table_talk_is_not_game_speech(text):
     result = PARSER.parse(text)
     assert result.intent is None, (text, result)

@@ -25,7 +25,7 @@ from voice_ref.rules.hands import is_valid_pass_hand
 from voice_ref.rules.moves import Calzo, Dudo, Paso, PassCheck, Raise, RevealCount
 from voice_ref.rules.variants import PRESETS, make_rules
 from voice_ref.simulation.announcer import SimulatedAnnouncer
-from voice_ref.simulation.phrasing import COUNTING_PAUSE, Phrasing, Style
+from voice_ref.simulation.phrasing import COUNT_TALK, COUNTING_PAUSE, Kind, Phrasing, Style
 from voice_ref.simulation.players import Table, TableStats, same_meaning
 from voice_ref.simulation.render import (
     COUNTING_GAP_S,
@@ -319,6 +319,24 @@ def test_table_talk_queries_and_low_raises_change_nothing():
     assert result.correct and result.uncorrected == 0
     assert s.extra_utterances > 0 and s.refused_extras > 0
     assert s.utterances == len(intended.actions) and s.wrong_accepts == s.refused_calls == 0
+
+
+def test_talk_while_the_count_is_awaited_comes_before_every_count_and_changes_nothing():
+    rows: list = []  # LineRow
+    style = Style(query=0.0, talk=0.0, illegal_raise=0.0, count_talk=1.0)
+    result, recognizer, intended = scripted_game(style=style, seed=3, on_row=rows.append)
+    counts = sum(isinstance(a.move, RevealCount) for a in intended.actions)
+    talk = [r for r in rows if r.line.kind is Kind.TALK]
+    assert counts > 0 and len(talk) == counts == result.stats.extra_utterances
+    assert all(r.line.text in COUNT_TALK and not r.wrong_accept for r in talk)
+    assert result.correct and result.uncorrected == 0 and result.stats.wrong_accepts == 0
+    # Without it the same seed plays the same lines as before (no extra random draw).
+    quiet: list = []
+    with_zero: list = []
+    scripted_game(style=QUIET, seed=3, on_row=quiet.append)
+    scripted_game(style=Style(query=0.0, talk=0.0, illegal_raise=0.0, count_talk=0.0), seed=3,
+                  on_row=with_zero.append)
+    assert [r.line for r in quiet] == [r.line for r in with_zero]
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -3,8 +3,10 @@ three kinds of voices, each in three ways of answering a count, then two code tr
 
 Decisions are *chosen* on espeak-ng and Festival games and *reported* on SVOX Pico games
 (BENCHMARKS.md, "Method"); a count is answered at once (`ord`), counted aloud (`alo`), or
-counted aloud after a hesitation (`hes`). Each run is `voice-ref bench --games 2` of the
-tree given (its code first on PYTHONPATH), so a candidate in a git worktree runs beside main:
+counted aloud after a hesitation (`hes`); on request (`--styles …,tlk`), half the counts
+come after table talk while the dice are shown ("a ver, levanten los cachos"). Each run
+is `voice-ref bench --games 2` of the tree given (its code first on PYTHONPATH), so a
+candidate in a git worktree runs beside main:
 
     python tools/games_matrix.py run --tree . --name main --seeds 1,2,3
     python tools/games_matrix.py run --tree ../wt/cand --name cand --seeds 1,2,3
@@ -42,7 +44,10 @@ STYLES: dict[str, tuple[str, ...]] = {
     "ord": (),
     "alo": ("--count-aloud", "0.5"),
     "hes": ("--count-aloud", "0.5", "--count-hesitation", "1.0"),
+    # Table talk while the count is awaited (session 49); not in the default matrix.
+    "tlk": ("--count-talk", "0.5"),
 }
+DEFAULT_STYLES = ("ord", "alo", "hes")
 TABLE = ("--games", "2", "--rules", "chile", "--players", "Ana,Beto,Carla", "--snr", "12",
          "--backend", "whisper")
 # Summed over runs; "lines per call" is utterances / intended_actions.
@@ -166,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--model", help="Whisper model (default: TREE/models/whisper-base-table)")
     run.add_argument("--noise", help="noise folder (default: TREE/../shared/audio/dev)")
     run.add_argument("--jobs", type=int, default=2)
-    run.add_argument("--styles", default=",".join(STYLES))
+    run.add_argument("--styles", default=",".join(DEFAULT_STYLES),
+                     help=f"comma-separated: {', '.join(STYLES)} (default: "
+                          f"{', '.join(DEFAULT_STYLES)})")
     both = sub.add_parser("compare", help="compare two run folders")
     both.add_argument("a", type=Path)
     both.add_argument("b", type=Path)

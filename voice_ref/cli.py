@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--count-hesitation", type=float, help="how often a count said aloud "
                      "begins with a hesitation, 'eh, uno … dos' (0-1, default 0; needs "
                      "--count-aloud)")
+    sim.add_argument("--count-talk", type=float, help="how often someone talks while the "
+                     "count after a challenge is awaited, before it is said: 'a ver, "
+                     "levanten los cachos' (0-1, default 0)")
     bench.set_defaults(target="voice_ref.simulation.bench:main")
 
     models = sub.add_parser("models", help="fetch or assemble speech models into models/")

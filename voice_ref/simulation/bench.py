@@ -75,6 +75,7 @@ class BenchOptions:
     pause_p: float = 0.0  # how often a line is said with a pause after a filler or a name
     count_aloud_p: float = 0.0  # how often a count is said by counting aloud (`--count-aloud`)
     count_hesitation_p: float = 0.0  # how often such a count begins "eh, …" (`--count-hesitation`)
+    count_talk_p: float = 0.0  # how often someone talks before the count (`--count-talk`)
     background: Path | None = None  # a recording looped under the whole game (`--background`)
     background_snr_db: float = 15.0  # its level below a player's mean speech level
     mic_gain_db: float = 0.0  # the microphone's gain (`--mic-gain`; -20: a quiet microphone)
@@ -152,6 +153,9 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     count_hesitation_p = getattr(args, "count_hesitation", None) or 0.0
     if not 0.0 <= count_hesitation_p <= 1.0:
         raise ValueError("--count-hesitation is a probability, from 0 to 1.")
+    count_talk_p = getattr(args, "count_talk", None) or 0.0
+    if not 0.0 <= count_talk_p <= 1.0:
+        raise ValueError("--count-talk is a probability, from 0 to 1.")
     if count_hesitation_p and not count_aloud_p:
         raise ValueError("--count-hesitation needs --count-aloud: it says how often a count "
                          "said aloud begins with a hesitation.")
@@ -179,6 +183,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
         pause_p=pause_p,
         count_aloud_p=count_aloud_p,
         count_hesitation_p=count_hesitation_p,
+        count_talk_p=count_talk_p,
         background=Path(background) if background else None,
         background_snr_db=(
             background_snr if background_snr is not None else BenchOptions.background_snr_db
@@ -242,7 +247,8 @@ def run(options: BenchOptions, config: Config, progress: Progress | None = None,
                                 responses=responses)
             phrasing = Phrasing(rng("words"), options.players, config.dialect,
                                 Style(count_aloud=options.count_aloud_p,
-                                      count_hesitation=options.count_hesitation_p),
+                                      count_hesitation=options.count_hesitation_p,
+                                      count_talk=options.count_talk_p),
                                 clean_bids=setup.rules.clean_bids)
             table = Table(intended, phrasing, prompts, rng("table"))
             result = play_game(session, referee, announcer, table, renderer.render, rng("time"),

@@ -47,6 +47,20 @@ TABLE_TALK: tuple[str, ...] = (
     "vamos que se puede",
 )
 
+# What the table says while the dice are shown after a challenge, before anyone gives the
+# count (no game words; "no puede ser" begins like "no hay ninguno"). The referee is
+# waiting for a count then, and a count taken from talk decides who loses a die.
+COUNT_TALK: tuple[str, ...] = (
+    "a ver, a ver",
+    "levanten los cachos",
+    "a ver qué tienen",
+    "cuenten bien",
+    "no puede ser",
+    "lo sabía",
+    "muestren los dados",
+    "te pillé",
+)
+
 
 class Kind(Enum):
     """Why a player speaks: what the simulator expects the referee to do with it."""
@@ -83,6 +97,9 @@ class Style:
     # How often such a count begins with a hesitation, "eh, uno … dos … tres": people
     # look at the dice before they count, and "eh, uno" may be heard as "hay uno".
     count_hesitation: float = 0.0
+    # How often someone talks while the count is awaited, before it is said ("a ver,
+    # levanten los cachos"; `COUNT_TALK`).
+    count_talk: float = 0.0
 
 
 # What a simulated player begins a line with ("eh, dudo"). Not "mm" / "mmm": espeak-ng
@@ -158,6 +175,9 @@ class Phrasing:
 
     def talk(self) -> str:
         return self.rng.choice(TABLE_TALK)
+
+    def count_talk(self) -> str:
+        return self.rng.choice(COUNT_TALK)
 
     def query(self) -> QueryIntent:
         return QueryIntent(what=self.rng.choice(("dice", "turn", "minimum", "bid")))

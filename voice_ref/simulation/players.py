@@ -135,9 +135,15 @@ class Table:
         return self._spoken(Line(action.speaker, text, Kind.ACTION, action.intent))
 
     def _plan_extras(self, i: int, game: Game) -> list[Line]:
-        """Before some actions: a question to the referee, table talk, or a raise too low."""
+        """Before some actions: a question to the referee, table talk, or a raise too low;
+        before the count, talk while the dice are shown. (No draw when a style has none:
+        the same seed plays the same games.)"""
         action = self.intended.actions[i]
         style = self.phrasing.style
+        if game.awaiting is Awaiting.COUNT and style.count_talk:
+            if self.rng.random() < style.count_talk:
+                return [Line(self._anyone(), self.phrasing.count_talk(), Kind.TALK, None)]
+            return []
         if game.awaiting is not Awaiting.BID:
             return []
         roll = self.rng.random()
