@@ -196,7 +196,8 @@ def test_bench_json_on_a_tiny_folder(tmp_path: Path, capsys) -> None:  # noqa: A
     # --talk-in count: only the table talk, played while a count is awaited.
     args.talk_in, args.rows = "count", str(tmp_path / "talk.jsonl")
     assert main(args) == 0
-    assert json.loads(capsys.readouterr().out)["clips"] == 1
+    talk_summary = json.loads(capsys.readouterr().out)
+    assert talk_summary["clips"] == 1 and talk_summary["talk_in"] == "count"
     talk = [json.loads(line) for line in (tmp_path / "talk.jsonl").read_text().splitlines()]
     assert [(r["category"], r["expecting"]) for r in talk] == [("chatter", "count")]
 

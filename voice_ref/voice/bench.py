@@ -493,6 +493,7 @@ def main(args: argparse.Namespace) -> int:
         load_s=load_s,
         rules=rules.name,
         split=getattr(args, "split", "all"),
+        talk_in=talk_in,  # None: every clip in the context its category implies
         splits={
             k: summarize(sel, {})
             for k in ("tuning", "heldout")
