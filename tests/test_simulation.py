@@ -25,7 +25,7 @@ from voice_ref.rules.hands import is_valid_pass_hand
 from voice_ref.rules.moves import Calzo, Dudo, Paso, PassCheck, Raise, RevealCount
 from voice_ref.rules.variants import PRESETS, make_rules
 from voice_ref.simulation.announcer import SimulatedAnnouncer
-from voice_ref.simulation.phrasing import COUNT_TALK, COUNTING_PAUSE, Kind, Phrasing, Style
+from voice_ref.simulation.phrasing import COUNT_TALK, COUNTING_PAUSE, Kind, Line, Phrasing, Style
 from voice_ref.simulation.players import Table, TableStats, same_meaning
 from voice_ref.simulation.render import (
     COUNTING_GAP_S,
@@ -298,6 +298,26 @@ def test_a_confirmation_of_something_else_is_answered_no_and_the_line_repeated()
     assert Parser(PLAYERS).parse(recognizer.heard[i + 2]).intent == bid
     assert (s.wrong_accepts, s.repeats) == (0, 1)
     assert s.utterances == len(intended.actions) + 2
+
+
+@pytest.mark.parametrize(("last_said_is_the_question", "answers"), [(True, True), (False, False)])
+def test_only_a_question_said_last_is_answered(last_said_is_the_question, answers):
+    """One line heard as several utterances can be asked about and then taken ("¿Dijiste
+    tres quinas?" … "Había tres quinas"): nothing is pending then, and a player who
+    answered "no" would be answering nothing until the game's line limit (session 49)."""
+    rules = make_rules("chile")
+    intended = play(PLAYERS, rules, random.Random(1))
+    table = Table(intended, Phrasing(random.Random(1), PLAYERS, style=QUIET,
+                                     clean_bids=rules.clean_bids),
+                  Prompts.load(), random.Random(1))
+    game = Game(PLAYERS, rules)
+    question = Prompts.load().say("ask.did_you_say", words="tres quinas")
+    said = [question] if last_said_is_the_question else [question, "Había tres quinas."]
+    first = intended.actions[0]
+    table.observe(Line(first.speaker, "ehm", Kind.ACTION, first.intent), [], game, [], said)
+    spoken = table.next_line(game)
+    assert (spoken.kind is Kind.ANSWER) is answers
+    assert table.stats.confirmations == 1
 
 
 def test_a_line_the_referee_ignores_is_said_again():

@@ -190,9 +190,12 @@ class Table:
         elif refused and line.kind is Kind.ACTION:
             self.stats.refused_calls += 1
         questions = [s for s in said if self._question_words(s) is not None]
-        if questions:
-            self.stats.confirmations += len(questions)
-            words = self._question_words(questions[-1])
+        self.stats.confirmations += len(questions)
+        # A question is pending only if it was the last thing said: one line heard as
+        # several utterances can be asked about and then taken ("¿Dijiste tres?" … "Había
+        # tres"); a player answering that "no" would be answering nothing, forever.
+        if said and said[-1] in questions:
+            words = self._question_words(said[-1])
             asked_for = self._confirming[0] if self._confirming else line
             self._confirming = (asked_for, self._parser.parse(words or "").intent)
         elif replies or any(self._say_again in s for s in said):
