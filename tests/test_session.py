@@ -443,6 +443,52 @@ def test_a_count_from_two_right_after_talk_is_counted_aloud(tmp_path, parts, ans
     assert _numbers(objects)[0] == answer
 
 
+def _unsure_count_then_talk(passed_over: Intent | None):
+    """`_decide_by_text`, but "ehm" is an unsure count of three (asked about) and "hugo"
+    talk whose game reading `passed_over` was sure ("uno" written "Hugo")."""
+    def decide(utterance: Utterance, referee, expecting: str) -> Heard:
+        text = utterance.best.text
+        if text == "ehm":
+            return Heard("confirm", text, NumberIntent(value=3), 0.68, "¿Dijiste tres quinas?")
+        if text == "hugo":
+            return Heard("ignore", text, None, 0.99, why="talk", passed_over=passed_over)
+        return _decide_by_text(utterance, referee, expecting)
+
+    return decide
+
+
+@pytest.mark.parametrize(
+    ("passed_over", "numbers", "asked"),
+    [
+        # "ehm" read as tres, "uno" heard as talk, then the count goes on: no question
+        (NumberIntent(value=1), [("dos", 0.4), ("tres", 0.4), ("cuatro", 0.4)], False),
+        (NumberIntent(value=1), [], True),  # nothing follows: asked, a second later
+        (None, [], True),  # plain talk after it: the question stands
+    ],
+)
+def test_a_count_question_waits_while_a_count_may_go_on(tmp_path, passed_over, numbers, asked):
+    """ "ehm, uno … dos … tres": a question about "ehm" asked after 0.4 s covered the count
+    said aloud, and its numbers were taken as the answer ("7." as sí: session 49's lost
+    game). While the count is asked, the question waits as long as a count said aloud."""
+    parts = [*AFTER_DUDO, ("ehm", 0.3), (None, 0.3), ("hugo", 0.3), (None, 0.5)]
+    for words, gap_s in numbers:
+        parts += [(words, 0.3), (None, gap_s)]
+    wav = ScriptedWav([*parts, (None, 2.0)])
+    _session, printed, objects = silent_session(
+        tmp_path, wav, decide=_unsure_count_then_talk(passed_over))
+    assert ("¿Dijiste tres quinas?" in printed) is asked
+    if numbers:
+        assert _numbers(objects) == [4]
+
+
+def test_a_count_question_is_asked_when_the_count_hold_is_off(tmp_path):
+    """With `count_hold_s` 0 (no counting aloud) a count's question waits like any other."""
+    parts = [*AFTER_DUDO, ("ehm", 0.3), (None, 0.6), ("dos", 0.3), (None, 1.0)]
+    _session, printed, _objects = silent_session(
+        tmp_path, ScriptedWav(parts), decide=_unsure_count_then_talk(None), count_hold_s=0.0)
+    assert "¿Dijiste tres quinas?" in printed
+
+
 def test_a_count_held_at_the_end_of_a_recording_is_taken(tmp_path):
     wav = ScriptedWav([*AFTER_DUDO, ("una", 0.3), (None, 0.2), ("dos", 0.3)])
     _session, _printed, objects = silent_session(tmp_path, wav)

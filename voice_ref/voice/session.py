@@ -176,7 +176,7 @@ class VoiceSession:
             self._take_held_count()
         if self._count_talk_at is not None and t - self._count_talk_at >= self.count_hold_s:
             self._count_talk_at = None
-        if self._held_confirm is not None and t - self._held_confirm[1] >= self.confirm_hold_s:
+        if self._held_confirm is not None and t - self._held_confirm[1] >= self._confirm_wait():
             self._ask_held_confirm()
         if self._fragment_at is not None and t - self._fragment_at >= self.fragment_wait_s:
             self._fragment_unanswered()
@@ -224,7 +224,13 @@ class VoiceSession:
             return
         if self._held_confirm is not None:
             if heard.action == Action.IGNORE:
-                return  # table talk after the call: the held question stands
+                # table talk after the call: the held question stands, and waits again
+                # when the talk may be a count said aloud going on ("ehm" read as tres,
+                # then "uno" heard as "Hugo": a "dos" next is counted aloud)
+                if self._counting_asked() and isinstance(heard.passed_over, NumberIntent):
+                    self._held_confirm = (self._held_confirm[0], _at(t))
+                    self._count_talk_at = t
+                return
             self._held_confirm = None  # what the player went on to say supersedes it
         to_act = self._counting_aloud(utterance, heard, t)
         if to_act is not None:
@@ -282,11 +288,11 @@ class VoiceSession:
         if heard.action == Action.ACCEPT and heard.intent is not None:
             self._respond(self.referee.handle_intent(heard.intent, heard=heard.text))
         elif heard.action == Action.CONFIRM and heard.intent is not None:
-            self._held_confirm = (heard, t if t is not None else float("-inf"))
+            self._held_confirm = (heard, _at(t))
             if t is None or self.confirm_hold_s <= 0:
                 self._ask_held_confirm()
         elif heard.action == Action.HOLD:  # "un" | ...: wait for the rest of the call
-            self._fragment_at = t if t is not None else float("-inf")
+            self._fragment_at = _at(t)
         elif heard.action == Action.REASK and heard.question:
             self._ask(heard.question)
         # "ignore": table talk — no action, nothing said, no protocol object.
@@ -309,7 +315,7 @@ class VoiceSession:
 
     def _hold_count(self, heard: Heard, t: float | None) -> None:
         """Wait `count_hold_s` for the next number counted aloud (none after a recording)."""
-        self._held_count = (heard, t if t is not None else float("-inf"))
+        self._held_count = (heard, _at(t))
         if t is None:
             self._take_held_count()
 
@@ -319,6 +325,15 @@ class VoiceSession:
             heard, at = self._held_count
             self._held_count = None
             self._act(heard, at)
+
+    def _confirm_wait(self) -> float:
+        """How long the held question waits: about a count, while the count is asked, as
+        long as a count said aloud waits for its next number (the count may be going on:
+        asked over it, the numbers that follow were taken as the answer to the question)."""
+        held = self._held_confirm[0].intent if self._held_confirm is not None else None
+        if isinstance(held, NumberIntent) and self._counting_asked():
+            return max(self.confirm_hold_s, self.count_hold_s)
+        return self.confirm_hold_s
 
     def _ask_held_confirm(self) -> None:
         """Nobody went on talking: ask the held "¿Dijiste …?" now."""
@@ -415,6 +430,11 @@ class VoiceSession:
             state=state, said=said, heard=heard, confidence=score,
             minimums=_minimums(self.referee, state),
         ))
+
+
+def _at(t: float | None) -> float:
+    """When something was held: a recording's end (None) is long ago, so it is due at once."""
+    return t if t is not None else float("-inf")
 
 
 def _value(heard: Heard) -> int:
