@@ -740,8 +740,13 @@ COUNTS = GameView(kinds=frozenset({"number"}))
         ("calzo", 0.7, "Carizo", -2.7, None, "accept"),  # it sounds like it: misheard call
         ("un tonto", 0.67, "No, no, no, no", float("-inf"), None, "accept"),  # a loop
         ("un tonto", 0.67, "C,", -1.4, None, "accept"),  # a lone letter is no word
-        # asked for a count: answers (a count needs the consequential share, no more)
-        ("19", 0.62, "Día similar", -0.88, COUNTS, "accept"),
+        # asked for a count, other words doubt it too: talk while the dice are shown
+        # ("te pillé" written "Tertigüe" read as *son ninguna*, session 49)
+        ("19", 0.62, "Día similar", -0.88, COUNTS, "confirm"),
+        ("son ninguna", 0.82, "Tertigüe", -1.14, COUNTS, "confirm"),
+        ("son ninguna", 0.95, "Tertigüe", -1.14, COUNTS, "accept"),  # sure enough still
+        ("19", 0.62, "Diecinueve.", -0.88, COUNTS, "accept"),  # it spells the count
+        ("11", 0.62, "1, 6.", -0.49, COUNTS, "accept"),  # digits are no other words
         # a consequential action needs 0.6 anyway, doubted the higher `accept_doubted`
         ("dudo", 0.65, "de donde", -2.94, None, "confirm"),
         ("dudo", 0.65, "Dudo.", -2.94, None, "accept"),

@@ -225,8 +225,11 @@ CASES = [
     # table talk too, which now outweighs "tres".
     ((("diez", 0.35), ("tres", 0.3), ("qué calor", 0.35)), (DIEZ,), True,
      Action.IGNORE, None),
-    # Never a ban: refused once, then heard clearly, it is still taken.
-    ((("diez", 0.99), ("qué calor", 0.01)), (DIEZ,), True, Action.ACCEPT, DIEZ),
+    # Never a ban: refused once, then heard clearly, a bid is still taken ...
+    ((("dos trenes", 0.99), ("qué calor", 0.01)), (TWO_TRAINS,), True,
+     Action.ACCEPT, TWO_TRAINS),
+    # ... and a count asked about: a doubted count needs `accept_doubted_count`.
+    ((("diez", 0.99), ("qué calor", 0.01)), (DIEZ,), True, Action.CONFIRM, DIEZ),
     # ... but a middling repeat of a refused call is not asked about again.
     ((("cero", 0.6), ("qué calor", 0.4)), (CERO,), True, Action.IGNORE, None),
     # Without a "no" the same is taken at once.

@@ -61,7 +61,9 @@ bench. Steps, for each utterance:
    "no" to "¿Dijiste …?") the next call is usually the same call said again, and a call
    misheard once is often misheard again the same way; a game move read then needs
    `accept_doubted` too, so a misheard repeat costs the table one "no" instead of a wrong
-   action and a "me equivoqué", while a clearly heard one is still taken at once.
+   action and a "me equivoqué", while a clearly heard one is still taken at once. A
+   doubted count (either way) needs `accept_doubted_count` (0.9): it decides who loses a
+   die, and talk while the dice are shown comes out as other words read as a count.
 5. **Thresholds** (chosen on the tuning voices, BENCHMARKS.md): a bid or an answer
    needs `accept` share, a consequential action (dudo, calzo, paso, undo, new game:
    they end a round or rewrite it), a "sí" (it commits what was asked) and the count

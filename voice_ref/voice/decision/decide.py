@@ -172,6 +172,8 @@ def _legal(
     need = _need(best.intent, limits)
     if doubt:
         need = max(need, limits.accept_doubted)
+        if isinstance(best.intent, NumberIntent):
+            need = max(need, limits.accept_doubted_count)
         if view.confirming and isinstance(best.intent, YesIntent):
             need = max(need, limits.accept_doubted_yes)
     wordless = wordless_for_consequential(utterance, best.reading, free_intent)

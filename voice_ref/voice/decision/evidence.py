@@ -114,11 +114,12 @@ def doubted_by_words(
     fado" for "digo seis patos"), so it only raises the share `best` needs
     (`Thresholds.accept_doubted`). Why share: on the tuning rows, readings doubted so
     with a share below 0.7 were mostly wrong calls or table talk (a real voice's
-    "Atenuíme" lands on "una cena" at 0.55), those above 0.9 almost all right. Counts
-    are exempt: asked "¿cuántas hay?", a table mostly answers."""
+    "Atenuíme" lands on "una cena" at 0.55), those above 0.9 almost all right. Counts are
+    doubted too (a doubted count needs `accept_doubted_count`): asked "¿cuántas hay?", a
+    table mostly answers, but it also talks while the dice are shown (session 49)."""
     free = utterance.free_text.strip()
     fluency = utterance.free_fluency
-    if best.from_free or free_intent is not None or isinstance(best.intent, NumberIntent):
+    if best.from_free or free_intent is not None:
         return ""
     if opens_any(free, best):
         return ""

@@ -67,6 +67,13 @@ class Thresholds:
     # the tied range (BENCHMARKS.md, "Table talk on real voices"). `accept_doubted` <=
     # `accept` switches it off.
     accept_doubted: float = 0.7
+    # ... and a doubted count (other words, or right after a correction): table talk
+    # while the count is awaited came out as other words Whisper was unsure of
+    # ("Tertigüe" for "te pillé", taken as *son ninguna* at 0.73-0.82 in whole games).
+    # Chosen on the tuning rows with their talk played while a count is awaited (`bench
+    # --talk-in count`), the lowest of the tied range; whole games kept (BENCHMARKS.md,
+    # sessions 49-50).
+    accept_doubted_count: float = 0.9
     # ... and a doubted "sí" to the loop's own "¿Dijiste …?" needs this: with two
     # answers to choose from, a share says less, and a wrong "sí" commits the call.
     # Chosen on whole games of the DEV tuning voices (BENCHMARKS.md, session 9): a "no"
