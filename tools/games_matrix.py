@@ -33,6 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parents[1]  # the checkout this tool belongs to
+
 # The bench's `--voices` per kind of voice (espeak-ng: the bench's own DEV voices).
 VOICES: dict[str, tuple[str, ...]] = {
     "espeak": (),
@@ -168,8 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--tree", default=".", help="the code tree (a checkout or worktree)")
     run.add_argument("--name", required=True, help="the folder under --out for this tree")
     run.add_argument("--out", default="build/games", help="where run folders go")
-    run.add_argument("--model", help="Whisper model (default: TREE/models/whisper-base-table)")
-    run.add_argument("--noise", help="noise folder (default: TREE/../shared/audio/dev)")
+    # Defaults from this checkout, not TREE: a worktree under test has no model of its own
+    # (and two runs racing to assemble one there failed, session 49).
+    run.add_argument("--model", default=str(HERE / "models" / "whisper-base-table"),
+                     help="Whisper model (default: this checkout's models/whisper-base-table)")
+    run.add_argument("--noise", default=str(HERE / ".." / "shared" / "audio" / "dev"),
+                     help="noise folder (default: this checkout's ../shared/audio/dev)")
     run.add_argument("--jobs", type=int, default=2)
     run.add_argument("--styles", default=",".join(DEFAULT_STYLES),
                      help=f"comma-separated: {', '.join(STYLES)} (default: "
@@ -188,8 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(compare(args.a, args.b, voices, seeds)))
         return 0
     tree = Path(args.tree).resolve()
-    model = Path(args.model).resolve() if args.model else tree / "models" / "whisper-base-table"
-    noise = (Path(args.noise) if args.noise else tree / ".." / "shared" / "audio" / "dev").resolve()
+    model, noise = Path(args.model).resolve(), Path(args.noise).resolve()
     runs = matrix(voices, _names(args.styles, STYLES), seeds)
     failed = run_matrix(runs, tree, model, noise, Path(args.out).resolve() / args.name, args.jobs)
     print(f"{len(runs) - failed} of {len(runs)} runs done; {failed} failed (see their .err)")
