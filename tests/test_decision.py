@@ -584,8 +584,9 @@ def test_plain_words_need_less_fluency_to_count_as_talk(free: str, fluency: floa
         ([("tres", 0.95)], "3", -0.5, "accept"),
         # ... unless the digits are another count: 0.1 s of "siete" read as "tres"
         ([("tres", 0.95)], "1", -0.5, "confirm"),
-        # ... or a letter alone: the "eh" before the count, cut off by the VAD
-        ([("tres", 0.95)], "E", -1.0, "confirm"),
+        # ... or a letter alone: the "eh" before the count, cut off by the VAD (an "E" is
+        # a hesitation written out: ignored, session 50)
+        ([("tres", 0.95)], "E", -1.0, "ignore"),
         ([("tres", 0.95)], "D.", -1.6, "confirm"),
         ([("tres", 0.95)], "Tres.", -0.5, "accept"),
     ],
@@ -761,6 +762,29 @@ def test_other_words_raise_the_share_a_reading_needs(
     assert d.action == action
     if action == "confirm":
         assert "other words" in d.why and not d.is_game_action
+
+
+@pytest.mark.parametrize(
+    ("reading", "free", "view", "action"),
+    [
+        # "em … eran cuatro" cut by a pause: the "em" written "En" read as *tres*, sure
+        ("3", "En", COUNTS, "ignore"),
+        ("3", "E.", COUNTS, "ignore"),
+        ("dudo", "E.", None, "ignore"),  # no "¿Dijiste dudo?" about an "eh"
+        ("3", "3", COUNTS, "accept"),  # digits: a number was written
+        ("3", "En tres", COUNTS, "accept"),  # the count after the hesitation
+        ("3", "", COUNTS, "accept"),  # no free transcript: no evidence
+        ("sí", "Mm", GameView(kinds=frozenset({"yes", "no"}), confirming=True), "accept"),
+    ],
+)
+def test_a_hesitation_alone_is_no_call(
+    reading: str, free: str, view: GameView | None, action: str
+) -> None:
+    u = utt((reading, 0.99), ("qué cosa", 0.01), free=free, fluency=-1.8)
+    d = decide(u, PARSER, view=view, limits=DOUBT, lexicon=WORDS)
+    assert d.action == action
+    if action == "ignore":
+        assert "hesitation" in d.why
 
 
 def test_doubt_from_other_words_can_be_switched_off() -> None:

@@ -145,6 +145,9 @@ INTERJECTION_WORDS: frozenset[str] = frozenset(
 # voice es+m1, BENCHMARKS.md sessions 42 and 43); skipped only where a line or a count
 # begins ("eh, uno, dos"). "Nueva partida" begins with another word.
 HESITATIONS: frozenset[str] = INTERJECTION_WORDS | {"e", "en", "em", "nuevo", "gueno"}
+# ... of which the sounds, no word: a transcript of only these heard a hesitation alone
+# ("eh" | "cuatro" cut by a pause: the "eh" written "E", "En" or "Em").
+HESITATION_SOUNDS: frozenset[str] = frozenset({"e", "eh", "em", "ehm", "en", "mm", "mmm"})
 
 # The sentence rules: (intent key, contexts where the phrases are listened for, template).
 # hassil syntax: [optional], (a | b), {list} or {list:slot}, <expansion>. The lists are

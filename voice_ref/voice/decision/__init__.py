@@ -54,6 +54,9 @@ bench. Steps, for each utterance:
    "Para." is no "Ana"); and where no name can answer (asked for the count), a free
    transcript that is a player's name said alone is evidence against any reading
    (`readings.name_said_alone`: "Ana" is no "una", "Diego" no "Diego deshaz").
+   A free transcript that is only hesitation sounds ("E", "En", "Em": the "eh" of "eh
+   … cuatro" cut off by a pause) is no call at all, ignored without a question
+   (`only_a_hesitation`; never against sí / no).
    Weaker evidence, a free transcript of other words that neither reads as the reading
    nor sounds like it (`doubted_by_words`), only raises the share the reading needs
    (`accept_doubted`): mixed evidence is confirmed. So does the table's history

@@ -18,6 +18,7 @@ from voice_ref.voice.decision.evidence import (
     doubted_by_words,
     duration_misfit,
     name_evidence,
+    only_a_hesitation,
     similarity,
     sounds_like_reading,
     talk_evidence,
@@ -56,6 +57,8 @@ def decide(
     best = _Best(ranked)
     if best.intent is None:
         return best.ignore("table talk")
+    if hesitation := only_a_hesitation(utterance, best.reading):
+        return best.ignore(hesitation)  # no question about an "eh" either
     words = Lexicon.load() if lexicon is None else lexicon
     named = name_said_alone(utterance, parser, free_intent, limits)
     against = talk_evidence(utterance, best.reading, free_intent, limits, words, named=named)

@@ -11,13 +11,15 @@ from rapidfuzz import fuzz
 from voice_ref.language.intents import (
     Intent,
     NameOnlyIntent,
+    NoIntent,
     NumberIntent,
+    YesIntent,
 )
 from voice_ref.language.lexicon import Lexicon
 from voice_ref.language.phonetic import sound_similarity
 from voice_ref.language.spoken import spelled_out, syllables
 from voice_ref.language.text import fold, skip_leading, tokenize
-from voice_ref.language.vocabulary import HESITATIONS
+from voice_ref.language.vocabulary import HESITATION_SOUNDS, HESITATIONS
 from voice_ref.voice.asr.base import Utterance
 from voice_ref.voice.asr.duration import duration_logp
 from voice_ref.voice.decision.thresholds import CONSEQUENTIAL, Thresholds
@@ -130,6 +132,21 @@ def doubted_by_words(
     return f"free transcript {free!r} is other words than {best.text!r}"
 
 
+def only_a_hesitation(utterance: Utterance, best: Reading) -> str:
+    """Why `best` is no call but a hesitation said alone ("" when it may be a call): the
+    free transcript is nothing but hesitation sounds ("E", "En", "Em"), as Whisper writes
+    the "eh" of "eh … cuatro" cut off by a pause, which the phrase search then explains
+    as *tres* or *cero*. Not against sí / no: "mm" can answer a question. In the tuning
+    games every such transcript came from a hesitation (BENCHMARKS.md, session 50)."""
+    free = utterance.free_text.strip()
+    words = tokenize(free)
+    if best.from_free or not words or isinstance(best.intent, (YesIntent, NoIntent)):
+        return ""
+    if all(word in HESITATION_SOUNDS for word in words):
+        return f"free transcript {free!r} is a hesitation"
+    return ""
+
+
 def wordless_for_consequential(
     utterance: Utterance, best: Reading, free_intent: Intent | None = None
 ) -> str:
@@ -142,8 +159,9 @@ def wordless_for_consequential(
     decides who loses a die as much, but Whisper writes counts in digits ("30, 5, 9" for
     "treinta y nueve"): a count is asked about only when its digits read as another
     count ("1" for 0.1 s of "siete" read as *tres*; session 42), or when it has neither
-    digits nor a word, a letter alone: the "eh" before a count said alone ("E", "D.",
-    "N") was taken as *tres* or *cero* in Festival's games (session 47)."""
+    digits nor a word, a letter alone: the "eh" before a count said alone ("D.", "N")
+    was taken as *tres* or *cero* in Festival's games (session 47; an "E" is a
+    hesitation written out, ignored before this: `only_a_hesitation`)."""
     free = utterance.free_text.strip()
     count = isinstance(best.intent, NumberIntent)
     other_count = count and isinstance(free_intent, NumberIntent)
