@@ -267,6 +267,24 @@ def test_free_transcript_agreeing_with_a_reading_lifts_it() -> None:
 
 
 @pytest.mark.parametrize(
+    ("other", "free", "face"),
+    [
+        ("dos trenes", "Dos trenes.", 3),  # the face as spelled: it lifts its bid
+        ("dos trenes", "Dos trenas", 6),  # a face the parser guessed ("trenas": trenes?
+        # senas?) does not: the phrase search's *dos senas* (sextos) stands
+        ("dos quinas", "Dos cincos", 5),  # a face said as a number is spelled too
+    ],
+)
+def test_only_a_face_as_spelled_lifts_its_bid(other: str, free: str, face: int) -> None:
+    """ "dos senas" written "Dos trenas": read as *dos trenes*, it used to give that bid
+    `free_agree` over the phrase search's first reading (session 50's tuning games: 9 of
+    9 such lifts wrong)."""
+    heard = utt(("dos senas", 0.52), (other, 0.37), ("doce senas", 0.11), free=free)
+    d = decide(heard, PARSER, view=GameView(kinds=TURN), limits=LIMITS)
+    assert isinstance(d.intent, BidIntent) and (d.intent.quantity, d.intent.face) == (2, face)
+
+
+@pytest.mark.parametrize(
     ("hyps", "free", "intent"),
     [
         # "ehm, subo a dos trenes": fluent, and no game phrase until the "En" is read as

@@ -85,6 +85,15 @@ NUMERAL_FACES: tuple[FaceWord, ...] = (
     FaceWord(6, "seis", "seises", False),
 )
 
+# Every face as spelled, folded ("cuadras", "tren"): the words that make a face heard.
+FACE_SPELLINGS: frozenset[str] = frozenset(
+    word for fw in FACE_WORDS for text in (fw.singular, fw.plural) for word in tokenize(text)
+)
+# ... and as a number, plural only ("cincos"): "dos" alone is the count more often.
+NUMERAL_FACE_SPELLINGS: frozenset[str] = frozenset(
+    word for fw in NUMERAL_FACES for word in tokenize(fw.plural)
+)
+
 # Dialects whose recognizer lists include faces said as numbers (all dialects understand them).
 NUMERAL_FACE_DIALECTS: tuple[str, ...] = ("peru", "bolivia", "costa_rica")
 

@@ -23,7 +23,9 @@ bench. Steps, for each utterance:
    A free transcript that reads as such an answer is table talk.
 3. **Priors.** Likely answers (the minimum raises, one more of the standing face, dudo) get
    `raise_prior` nats over far-fetched ones; a reading the free transcript itself
-   spells gets `free_agree` nats and the player the free transcript names, or none
+   spells gets `free_agree` nats (a bid only when a face word is spelled as such: in
+   "Dos trenas" the parser guessed the face, `readings.spells_its_face`) and the player
+   the free transcript names, or none
    ("Digo seis patos." is no "Diego seis patos"); one it only sounds like gets
    `sound_agree`. A call the
    table refused with "no" to "¿Dijiste …?" at this question (`Refusals`, kept by

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from voice_ref.language.intents import NumberIntent
 from voice_ref.language.spoken import spelled_out
-from voice_ref.language.text import fold, tokenize
-from voice_ref.language.vocabulary import FACE_WORDS
+from voice_ref.language.text import tokenize
+from voice_ref.language.vocabulary import FACE_SPELLINGS
 from voice_ref.voice.asr.base import Hypothesis, Utterance
 from voice_ref.voice.decision.readings import TextParser
 from voice_ref.voice.decision.view import GameView, is_name
@@ -21,9 +21,6 @@ class Fragment:
 
     utterance: Utterance
     lead: str
-
-
-_FACE_WORDS = frozenset(fold(w) for fw in FACE_WORDS for w in (fw.singular, fw.plural))
 
 
 def unfinished(lead: str) -> bool:
@@ -51,7 +48,7 @@ def fragment_lead(utterance: Utterance, parser: TextParser, view: GameView) -> s
         return ""
     if isinstance(parser.parse(spelled_out(body)).intent, NumberIntent):
         return text
-    return text if " ".join(tokenize(body)) in _FACE_WORDS else ""
+    return text if " ".join(tokenize(body)) in FACE_SPELLINGS else ""
 
 
 def joined(first: Fragment, second: Utterance, parser: TextParser, view: GameView) -> Utterance:

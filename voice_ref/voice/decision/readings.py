@@ -7,13 +7,16 @@ import math
 from dataclasses import replace
 from typing import Protocol
 
-from voice_ref.language.intents import Intent, names_its_speaker
+from voice_ref.language.intents import BidIntent, Intent, names_its_speaker
 from voice_ref.language.text import fold, tokenize
+from voice_ref.language.vocabulary import FACE_SPELLINGS, NUMERAL_FACE_SPELLINGS
 from voice_ref.voice.asr.base import Utterance
 from voice_ref.voice.decision.evidence import hesitant_start, sounds_like, sounds_like_name
 from voice_ref.voice.decision.thresholds import Thresholds
 from voice_ref.voice.decision.values import Reading
 from voice_ref.voice.decision.view import GameView, bare, is_name
+
+FACES_AS_SPELLED = FACE_SPELLINGS | NUMERAL_FACE_SPELLINGS
 
 
 class TextParser(Protocol):
@@ -65,6 +68,17 @@ def without_name(text: str, name: str | None) -> str:
     return " ".join(words[len(name_words):]).lstrip(", ")
 
 
+def spells_its_face(free: str, free_intent: Intent | None) -> bool:
+    """Whether a free transcript read as a bid has a face word as spelled (True for any
+    other reading). The parser reads "Dos trenas" as *dos trenes*, but the face is its
+    guess: "trenas" is as near "senas", and in the tuning games every bid that such a
+    guess lifted over the phrase search's first reading was wrong (BENCHMARKS.md,
+    session 50), so a guessed face gives its bid no `free_agree`."""
+    if not isinstance(free_intent, BidIntent):
+        return True
+    return any(word in FACES_AS_SPELLED for word in tokenize(free))
+
+
 def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> Intent | None:
     """What the free transcript reads as, after any hesitation it begins with, if that can
     answer now (None: no game intent)."""
@@ -102,6 +116,7 @@ def readings(
     ranked = ranked_intents(utterance, parser)
     before = sum(r.share for r in ranked)  # kept: a backend's n-best may not sum to 1
     closest = sounding_closest(free, ranked, limits) if limits.sound_agree else frozenset()
+    face_spelled = spells_its_face(free, free_intent)
     for reading in ranked:
         intent, text = reading.intent, reading.text
         if intent is not None and not view.possible(intent):
@@ -128,7 +143,7 @@ def readings(
         # as one more observation; the likely-raise prior below is about game readings).
         weight = 0.0 if intent is None else view.refusal_nats(intent, limits)
         if agrees:
-            weight += limits.free_agree
+            weight += limits.free_agree if face_spelled else 0.0
         elif intent is not None and text in closest:
             weight += limits.sound_agree
         out.append(
