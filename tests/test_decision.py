@@ -285,6 +285,28 @@ def test_only_a_face_as_spelled_lifts_its_bid(other: str, free: str, face: int) 
 
 
 @pytest.mark.parametrize(
+    ("hyps", "free", "action", "bid"),
+    [
+        # Festival's "una china" written "Una cena.": the search heard *una china* first;
+        # the two disagree about the face, so the lifted bid is asked about (session 51)
+        ([("una china", 0.55), ("una cena", 0.45)], "Una cena.", "confirm", (1, 6)),
+        # they agree: taken
+        ([("una cena", 0.55), ("una china", 0.45)], "Una cena.", "accept", (1, 6)),
+        # another number, not another face ("doce" / "dos"): the free transcript decides
+        ([("doce sextos", 0.7), ("dos sextos", 0.3)], "Dos sextos.", "accept", (2, 6)),
+        # a face the parser guessed lifts nothing (`spells_its_face`): the search's stands
+        ([("una china", 0.55), ("una cena", 0.45)], "Una chena.", "accept", (1, 5)),
+    ],
+)
+def test_a_face_disputed_by_the_free_transcript_is_asked_about(
+    hyps: list[tuple[str, float]], free: str, action: str, bid: tuple[int, int]
+) -> None:
+    d = decide(utt(*hyps, free=free), PARSER, view=GameView(kinds=TURN), limits=LIMITS)
+    assert isinstance(d.intent, BidIntent) and (d.intent.quantity, d.intent.face) == bid
+    assert d.action == action
+
+
+@pytest.mark.parametrize(
     ("hyps", "free", "intent"),
     [
         # "ehm, subo a dos trenes": fluent, and no game phrase until the "En" is read as

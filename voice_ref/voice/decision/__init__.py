@@ -75,7 +75,10 @@ bench. Steps, for each utterance:
    after a challenge (it decides who loses a die) need `accept_consequential`, and are
    confirmed when the free transcript has no word (`wordless_for_consequential`; for a
    count: digits that read as another count, "1" for *tres*, or a letter alone, "E" for
-   the "eh" before it); a legal reading
+   the "eh" before it). A bid the free transcript spells is confirmed, never taken, when
+   the phrase search heard the same number of another face first (`Reading.face_disputed`:
+   "Una cena." against the search's *una china*: the two halves of the recognizer
+   disagree about the face). A legal reading
    between `confirm` and its threshold is **confirmed** ("¿Dijiste cuatro quinas?")
    instead of ignored. Answering the loop's own "¿Dijiste …?" (`GameView.confirming`),
    a "no" needs only `accept`, whatever the free transcript says (a wrong "no" costs

@@ -180,7 +180,11 @@ def _legal(
         if view.confirming and isinstance(best.intent, YesIntent):
             need = max(need, limits.accept_doubted_yes)
     wordless = wordless_for_consequential(utterance, best.reading, free_intent)
-    if best.share >= need and not against and not wordless:
+    disputed = (
+        f"free transcript {utterance.free_text.strip()!r} and the phrase search disagree "
+        "about the face" if best.reading.face_disputed else ""
+    )
+    if best.share >= need and not against and not wordless and not disputed:
         return best.accept()
     sure = utterance.free_fluency is not None and utterance.free_fluency >= limits.sure_talk
     # The backend is sure it heard something else: no question, unless what it heard
@@ -189,7 +193,9 @@ def _legal(
     if against and sure and not sounds_like_reading(free, best.reading, limits):
         ignored = best.ignore(against)
         return replace(ignored, passed_over=best.intent) if best.share >= need else ignored
-    return best.confirm(against or doubt or wordless or f"share {best.score} below {need}")
+    return best.confirm(
+        against or doubt or wordless or disputed or f"share {best.score} below {need}"
+    )
 
 
 def _illegal(

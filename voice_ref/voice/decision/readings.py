@@ -79,6 +79,23 @@ def spells_its_face(free: str, free_intent: Intent | None) -> bool:
     return any(word in FACES_AS_SPELLED for word in tokenize(free))
 
 
+def face_disputed(free_intent: Intent | None, ranked: list[Reading], view: GameView) -> bool:
+    """Whether the phrase search's first possible game reading is the free transcript's
+    bid with another face (same number): the two halves of the recognizer disagree about
+    the face. Festival's "una china" is written "Una cena." while the search puts *una
+    china* first at 0.55-0.63; the free transcript's `free_agree` turned it into a wrong
+    bid 4 times in the tuning games (BENCHMARKS.md, session 51)."""
+    if not isinstance(free_intent, BidIntent):
+        return False
+    first = next((r.intent for r in ranked if r.intent is not None and view.possible(r.intent)),
+                 None)
+    return (
+        isinstance(first, BidIntent)
+        and first.quantity == free_intent.quantity
+        and first.face != free_intent.face
+    )
+
+
 def free_reading(utterance: Utterance, parser: TextParser, view: GameView) -> Intent | None:
     """What the free transcript reads as, after any hesitation it begins with, if that can
     answer now (None: no game intent)."""
@@ -117,6 +134,7 @@ def readings(
     before = sum(r.share for r in ranked)  # kept: a backend's n-best may not sum to 1
     closest = sounding_closest(free, ranked, limits) if limits.sound_agree else frozenset()
     face_spelled = spells_its_face(free, free_intent)
+    disputed = face_spelled and face_disputed(free_intent, ranked, view)
     for reading in ranked:
         intent, text = reading.intent, reading.text
         if intent is not None and not view.possible(intent):
@@ -149,7 +167,7 @@ def readings(
         out.append(
             replace(
                 reading, intent=intent, share=reading.share * math.exp(weight),
-                from_free=agrees, shown=shown,
+                from_free=agrees, shown=shown, face_disputed=agrees and disputed,
             )
         )
     out = _game_prior(out, view, limits)

@@ -37,6 +37,10 @@ class Reading:
     # began with ("3 dones" for "Ana 3 dones" whose "Ana" was a hesitation); `text` stays
     # the phrase scored, which the evidence compares with the free transcript.
     shown: str = ""
+    # The free transcript spells this bid, but the phrase search heard the same number
+    # of another face first ("Una cena." where the search had *una china*): the two
+    # disagree about the face, so the bid is asked about, never taken (`readings`).
+    face_disputed: bool = False
 
     @property
     def phrasings(self) -> tuple[str, ...]:
