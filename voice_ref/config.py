@@ -81,11 +81,12 @@ class AudioSettings:
     holdoff_s: float = 0.3
     reask_after_s: float = 12.0
     # Counting aloud: asked "¿Cuántas quinas hay?", a table often counts the dice out loud
-    # ("una, dos, tres") rather than saying the total. A count of one, and each count one
+    # ("una, dos, tres") rather than saying the total. A count taken, and each count
     # above the count held, waits this long for the next number; the last one is the answer.
-    # Counted out loud, numbers come 0.3-0.8 s apart; an answer "una" is taken this much
-    # later. The first "uno" is sometimes heard as table talk ("Hugo."): a count of two
-    # that follows talk within the same wait is counted aloud too (voice/session.py).
+    # Counted out loud, numbers come 0.3-0.8 s apart; an answer is taken this much later
+    # (so "eh … cuatro", whose "eh" is heard as "3", is four). The first "uno" is
+    # sometimes heard as table talk ("Hugo."): a count of two that follows talk within the
+    # same wait is counted aloud too (voice/session.py).
     count_hold_s: float = 1.0
     push_to_talk: str = ""
 

@@ -268,8 +268,12 @@ class VoiceSession:
                 # held below when it is "una": a count started again, or "tres" misheard
                 heard = self._asked_about(heard)
             # any other answer supersedes the count so far
-        # "uno", or "uno, dos": counting aloud; "dos" right after talk: "uno" was not heard
-        if counted is not None and (counted[0] == 1 or (counted[0] == 2 and after_talk)):
+        # "uno", or "uno, dos": counting aloud; "dos" right after talk: "uno" was not heard.
+        # Any other count taken waits too: the "eh" of "eh … cuatro", cut off by the
+        # pause, is heard as a number ("3"), and the number said next supersedes it.
+        if counted is not None and (
+            counted[0] == 1 or (counted[0] == 2 and after_talk) or heard.action == Action.ACCEPT
+        ):
             self._hold_count(_count_heard(heard, counted, utterance), t)
             return None
         if counted is None and heard.action == Action.IGNORE and self._counting_asked():
