@@ -40,10 +40,12 @@ from voice_ref.simulation.render import (
     festival,
     festival_available,
     frame_power,
+    mbrola_available,
     mix,
     pause_point,
     pico,
     pico_available,
+    speak,
 )
 from voice_ref.simulation.runner import GameResult, play_game, wire
 from voice_ref.simulation.script import IntendedGame, play, true_count
@@ -658,13 +660,16 @@ def test_the_games_bench_takes_a_microphone_gain(mic_gain, expected) -> None:  #
     ("es,pico:es-ES", False, "needs pico2wave"),
     ("festival:en", True, "Spanish voice is festival:es"),
     ("es,festival:es", False, "apt install festival festvox-ellpc11k"),
+    ("es,mbrola:", True, "name an MBROLA database"),
+    ("es,mbrola:mx2", False, "apt install mbrola mbrola-mx2"),
 ])
-def test_the_games_bench_takes_pico_and_festival_voices(
+def test_the_games_bench_takes_pico_festival_and_mbrola_voices(
         monkeypatch, voices, installed, error) -> None:  # noqa: ANN001
     from voice_ref.simulation import bench as games_bench
 
     monkeypatch.setattr(games_bench, "pico_available", lambda: installed)
     monkeypatch.setattr(games_bench, "festival_available", lambda: installed)
+    monkeypatch.setattr(games_bench, "mbrola_available", lambda database: installed)
     if error:
         with pytest.raises(ValueError, match=error):
             games_bench._options(_bench_args(voices=voices), Config())
@@ -676,6 +681,7 @@ def test_the_games_bench_takes_pico_and_festival_voices(
 @pytest.mark.parametrize(("name", "engine", "language"), [
     ("pico:es-ES", Engine.PICO, "es-ES"),
     ("festival:es", Engine.FESTIVAL, "es"),
+    ("mbrola:mx2", Engine.MBROLA, "mx2"),
     ("es-419+f2", Engine.ESPEAK, None),
     ("mb-es1", Engine.ESPEAK, None),
 ])
@@ -706,6 +712,17 @@ def test_a_festival_player_speaks_at_its_own_speed_and_size() -> None:
     said, s0, s1 = Renderer({"Ana": Voice("festival:es")}, random.Random(1)).render(
         "Ana", "cuatro quinas")
     assert abs((s1 - s0) * 16000 - len(plain)) < 0.15 * len(plain)
+
+
+@pytest.mark.skipif(not mbrola_available("mx2"), reason="MBROLA's mx2 renders the lines")
+def test_an_mbrola_player_speaks_at_its_own_speed_and_pitch_without_silence_around() -> None:
+    plain = speak("cuatro quinas", Voice("mbrola:mx2"))
+    assert len(plain) > 0.4 * 16000  # said, not MBROLA's silence for missing diphones
+    assert len(speak("cuatro quinas", Voice("mbrola:mx2", rate=200))) < 0.9 * len(plain)
+    high = speak("cuatro quinas", Voice("mbrola:mx2", pitch=70))
+    assert not np.array_equal(high[: len(plain)], plain[: len(high)])
+    edges = frame_power(plain, 16000, 0.01)[[0, -1]]
+    assert np.all(edges > 1e-4 * frame_power(plain, 16000, 0.01).max())
 
 
 @pytest.mark.skipif(not pico_available(), reason="pico2wave renders the lines")

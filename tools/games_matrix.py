@@ -40,6 +40,8 @@ VOICES: dict[str, tuple[str, ...]] = {
     "espeak": (),
     "festival": ("--voices", "festival:es"),
     "pico": ("--voices", "pico:es-ES"),
+    # MBROLA's two Mexican diphone voices (session 52): not in the adaptation clips.
+    "mbrola": ("--voices", "mbrola:mx1,mbrola:mx2"),
 }
 # How a count is answered (simulated players, `voice-ref bench --count-aloud ...`).
 STYLES: dict[str, tuple[str, ...]] = {

@@ -87,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--games", type=int, help="play N whole spoken games")
     sim.add_argument("--players", help="comma-separated names in seat order")
     sim.add_argument("--voices", help="espeak-ng voices, one per player (e.g. es+m1,es-419+f2); "
-                     "pico:es-ES is SVOX Pico's and festival:es Festival's, voices nothing was "
-                     "tuned on")
+                     "pico:es-ES is SVOX Pico's, festival:es Festival's and mbrola:mx2 an "
+                     "MBROLA database's (mx1, mx2: voices nothing was tuned on)")
     sim.add_argument("--noise", help="folder of noise WAVs (or a labelled folder's noise clips)")
     sim.add_argument("--snr", type=float, help="speech-to-noise ratio in dB (default 12)")
     sim.add_argument("--background", metavar="WAV", help="a recording looped under the whole "

@@ -40,7 +40,6 @@ import math
 import random
 import shutil
 import subprocess
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -50,17 +49,18 @@ import soxr
 
 from voice_ref.language.spoken import number_to_words, spelled_out, with_digits
 from voice_ref.simulation.render import (
+    MBROLA_ROOT,
     RATE,
     NoiseBank,
     Voice,
     active_power,
     espeak,
+    mbrola,
     mix,
     reverberant,
 )
 from voice_ref.simulation.room import room_responses
 from voice_ref.voice.asr.phrase_search import whisper_words
-from voice_ref.voice.audio_in import read_wav
 from voice_ref.voice.bench import HELDOUT_VOICES
 from voice_ref.voice.voices import parse_espeak_voices
 
@@ -165,20 +165,6 @@ def spoken_text(text: str) -> str:
     return spelled_out(text).replace(",", "").rstrip(".")
 
 
-def mbrola(text: str, database: str, rate: int, pitch: int) -> np.ndarray:
-    """`text` said by an MBROLA database from espeak-ng's phonemes, stress marks removed."""
-    with tempfile.TemporaryDirectory(prefix="voice_ref_mbrola_") as tmp:
-        pho = Path(tmp) / "line.pho"
-        wav = Path(tmp) / "line.wav"
-        out = subprocess.run(["espeak-ng", "-v", f"mb-{database}", "-q", "--pho", "-s",
-                              str(rate), "-p", str(pitch), text],
-                             check=True, capture_output=True, text=True).stdout
-        pho.write_text(out.replace("/\t", "\t"), encoding="utf-8")
-        subprocess.run(["mbrola", "-e", f"/usr/share/mbrola/{database}/{database}",
-                        str(pho), str(wav)], check=True, capture_output=True)
-        return read_wav(wav, RATE)
-
-
 def coloured_noise(rng: np.random.Generator, n: int) -> np.ndarray:
     """White, pink or brown noise, by spectral slope."""
     slope = rng.choice([0.0, 0.5, 1.0])
@@ -211,7 +197,7 @@ def render_clip(src: Sources, seed: int, index: int) -> tuple[np.ndarray, dict]:
     rate, pitch = rng.randint(130, 200), rng.randint(30, 70)
     if src.mbrola and rng.random() < MBROLA_SHARE:
         voice = "mb-" + rng.choice(src.mbrola)
-        speech = mbrola(spoken_text(text), voice[3:], rate, pitch)
+        speech = mbrola(spoken_text(text), Voice(f"mbrola:{voice[3:]}", rate, pitch))
     else:
         voice = rng.choice(src.voices)
         speech = espeak(spoken_text(text), Voice(voice, rate, pitch))
@@ -268,7 +254,7 @@ class ClipRecipe:
     sounds: float = 0.0
 
 
-def installed_mbrola(root: Path = Path("/usr/share/mbrola")) -> tuple[str, ...]:
+def installed_mbrola(root: Path = MBROLA_ROOT) -> tuple[str, ...]:
     """The MBROLA Spanish databases this machine has (none without the `mbrola` program)."""
     if shutil.which("mbrola") is None:
         return ()

@@ -29,6 +29,7 @@ from voice_ref.simulation.players import Table
 from voice_ref.simulation.render import (
     FESTIVAL_PREFIX,
     FESTIVAL_VOICES,
+    MBROLA_PREFIX,
     PICO_PREFIX,
     PICO_SPANISH,
     SPEECH_LEVELS_DBFS,
@@ -40,6 +41,7 @@ from voice_ref.simulation.render import (
     espeak,
     espeak_available,
     festival_available,
+    mbrola_available,
     pico_available,
 )
 from voice_ref.simulation.room import DiningRoom
@@ -116,8 +118,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _check_voice(voice: Voice) -> None:
-    """A Pico or Festival player voice names that engine's Spanish voice, and the engine is
-    installed (espeak-ng's voices are checked when it speaks)."""
+    """A Pico, Festival or MBROLA player voice names that engine's Spanish voice, and the
+    engine is installed (espeak-ng's voices are checked when it speaks)."""
     match voice.engine:
         case Engine.PICO:
             if voice.language != PICO_SPANISH:
@@ -133,6 +135,14 @@ def _check_voice(voice: Voice) -> None:
             if not festival_available():
                 raise ValueError(f"--voices {voice.name} needs Festival and its Spanish "
                                  "voice (apt install festival festvox-ellpc11k).")
+        case Engine.MBROLA:
+            if not voice.language:
+                raise ValueError(f"--voices {voice.name}: name an MBROLA database, e.g. "
+                                 f"{MBROLA_PREFIX}mx2.")
+            if not mbrola_available(voice.language):
+                raise ValueError(f"--voices {voice.name} needs MBROLA and that database "
+                                 f"(Debian non-free: apt install mbrola "
+                                 f"mbrola-{voice.language}).")
 
 
 def _options(args: argparse.Namespace, config: Config) -> BenchOptions:

@@ -1,6 +1,7 @@
-"""Words → a player's voice in the room: espeak-ng (or SVOX Pico or Festival, voices nothing
-was tuned on) with a little rate and pitch variation, mixed with a random stretch of
-recorded noise at a chosen SNR (computed on active speech, as the DEV audio set does).
+"""Words → a player's voice in the room: espeak-ng (or SVOX Pico, Festival or an MBROLA
+diphone voice, voices nothing was tuned on) with a little rate and pitch variation, mixed
+with a random stretch of recorded noise at a chosen SNR (computed on active speech, as the
+DEV audio set does).
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ class Engine(Enum):
     ESPEAK = "espeak-ng"
     PICO = "pico"  # SVOX Pico (`pico2wave`): voice "pico:<language>"
     FESTIVAL = "festival"  # Festival (`text2wave`): voice "festival:<language>"
+    MBROLA = "mbrola"  # espeak-ng's phonemes said by `mbrola`: voice "mbrola:<database>"
 
 
 # A voice name starting with one of these belongs to that engine, not to espeak-ng.
-ENGINE_PREFIXES = {Engine.PICO: "pico:", Engine.FESTIVAL: "festival:"}
+ENGINE_PREFIXES = {Engine.PICO: "pico:", Engine.FESTIVAL: "festival:", Engine.MBROLA: "mbrola:"}
 PICO_PREFIX = ENGINE_PREFIXES[Engine.PICO]
 FESTIVAL_PREFIX = ENGINE_PREFIXES[Engine.FESTIVAL]
+MBROLA_PREFIX = ENGINE_PREFIXES[Engine.MBROLA]
 PICO_SPANISH = "es-ES"  # Pico's only Spanish voice
 # Pico starts and ends with a low-level hiss: trimmed below this.
 PICO_SILENCE_FLOOR = 1e-3
@@ -58,13 +61,20 @@ FESTIVAL_SIZE_PER_PITCH = 1 / 200
 # Festival pads its speech with ~0.2-0.35 s of low noise and clicks: trimmed where 10 ms
 # frames stay below this RMS (its speech starts at ~1e-3; a click alone stays below).
 FESTIVAL_SILENCE_RMS = 8e-4
+# MBROLA's Spanish diphone databases (Debian's `mbrola-<database>`) live here. es1, es2 and
+# es4 speak part of the adaptation clips (`adaptation.clips.MBROLA`); the Mexican mx1 and
+# mx2 speak nothing the model was adapted or tuned on. (es3 lacks diphones espeak-ng asks
+# for: MBROLA says silence there.)
+MBROLA_ROOT = Path("/usr/share/mbrola")
 
 
 @dataclass(frozen=True, slots=True)
 class Voice:
     """One synthetic voice and the speaking habits of its player."""
 
-    name: str  # an espeak-ng voice ("es+m1"), Pico's ("pico:es-ES") or Festival's ("festival:es")
+    # an espeak-ng voice ("es+m1"), Pico's ("pico:es-ES"), Festival's ("festival:es") or an
+    # MBROLA database's ("mbrola:mx2")
+    name: str
     rate: int = 160  # words per minute
     pitch: int = 50  # espeak-ng 0..99
 
@@ -77,7 +87,8 @@ class Voice:
 
     @property
     def language(self) -> str | None:
-        """The language after a Pico or Festival voice's prefix; None for espeak-ng's."""
+        """What follows a Pico, Festival or MBROLA voice's prefix (a language; MBROLA's
+        database); None for espeak-ng's."""
         prefix = ENGINE_PREFIXES.get(self.engine)
         return None if prefix is None else self.name.removeprefix(prefix)
 
@@ -96,6 +107,12 @@ def festival_available() -> bool:
         Path("/usr/share/festival/voices").glob(f"*/{name}") for name in FESTIVAL_VOICES.values())
 
 
+def mbrola_available(database: str) -> bool:
+    """The `mbrola` program, espeak-ng (its phonemes) and `database`'s diphones."""
+    return (shutil.which("mbrola") is not None and espeak_available()
+            and (MBROLA_ROOT / database / database).is_file())
+
+
 def speak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
     """One utterance in `voice`, by whichever engine it belongs to."""
     match voice.engine:
@@ -103,7 +120,28 @@ def speak(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
             return pico(text, voice, sample_rate)
         case Engine.FESTIVAL:
             return festival(text, voice, sample_rate)
+        case Engine.MBROLA:
+            return _trimmed(mbrola(text, voice, sample_rate))
     return espeak(text, voice, sample_rate)
+
+
+def mbrola(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
+    """`text` said by the MBROLA database the voice names, from espeak-ng's phonemes at the
+    voice's rate and pitch. The stress marks are removed: espeak-ng asks for stressed vowels
+    ("o/") the Spanish databases lack, and MBROLA would say silence instead."""
+    database = voice.language or ""
+    if not mbrola_available(database):
+        raise RuntimeError(f"MBROLA's {database!r} voice is not installed "
+                           f"(Debian non-free: apt install mbrola mbrola-{database})")
+    with tempfile.TemporaryDirectory(prefix="voice_ref_mbrola_") as tmp:
+        pho, path = Path(tmp) / "line.pho", Path(tmp) / "line.wav"
+        phonemes = subprocess.run(["espeak-ng", "-v", f"mb-{database}", "-q", "--pho", "-s",
+                                   str(voice.rate), "-p", str(voice.pitch), text],
+                                  check=True, capture_output=True, text=True).stdout
+        pho.write_text(phonemes.replace("/\t", "\t"), encoding="utf-8")
+        subprocess.run(["mbrola", "-e", str(MBROLA_ROOT / database / database), str(pho),
+                        str(path)], check=True, capture_output=True)
+        return read_wav(path, sample_rate)
 
 
 def pico(text: str, voice: Voice, sample_rate: int = RATE) -> np.ndarray:
