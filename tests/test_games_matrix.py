@@ -19,6 +19,7 @@ games = load_tool("games_matrix")
         ("pico", "hes", ["--voices", "pico:es-ES", "--count-aloud", "0.5",
                          "--count-hesitation", "1.0"]),
         ("espeak", "tlk", ["--count-talk", "0.5"]),  # talk before the count, on request
+        ("mbrola", "ord", ["--voices", "mbrola:mx1,mbrola:mx2"]),  # voices nothing heard
     ],
 )
 def test_each_run_is_one_bench_of_its_voice_and_counting(voice, style, expected) -> None:

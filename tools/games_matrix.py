@@ -1,7 +1,8 @@
 """Whole simulated games as decisions are chosen since session 47: the same seeds spoken by
-three kinds of voices, each in three ways of answering a count, then two code trees compared.
+four kinds of voices, each in three ways of answering a count, then two code trees compared.
 
-Decisions are *chosen* on espeak-ng and Festival games and *reported* on SVOX Pico games
+Decisions are *chosen* on espeak-ng, Festival and (since session 52) MBROLA mx1/mx2 games
+and *reported* on SVOX Pico games
 (BENCHMARKS.md, "Method"); a count is answered at once (`ord`), counted aloud (`alo`), or
 counted aloud after a hesitation (`hes`); on request (`--styles …,tlk`), half the counts
 come after table talk while the dice are shown ("a ver, levanten los cachos"). Each run
@@ -12,9 +13,9 @@ candidate in a git worktree runs beside main:
     python tools/games_matrix.py run --tree ../wt/cand --name cand --seeds 1,2,3
     python tools/games_matrix.py compare build/games/main build/games/cand --seeds 1,2,3
 
-`run` keeps `--jobs` benches going at once (2 on a 2-core machine: an espeak pair of games
-takes about 1.5 min, Festival or Pico 3-4 min) and writes, per run, the bench's JSON
-summary, its rows (`--rows`) and its stderr under `--out`/NAME, and the load average
+`run` keeps `--jobs` benches going at once (2 on a 2-core machine: an espeak or MBROLA
+pair of games takes about 1.5 min, Festival or Pico 3-4 min) and writes, per run, the
+bench's JSON summary, its rows (`--rows`) and its stderr under `--out`/NAME, and the load average
 before and after each run to `loads.txt` there. `compare` prints, per voice and way of
 counting, the games that ended with the table's true state, lines per intended call,
 wrong accepts and what became of them, summed over the seeds both sides have, then each
@@ -43,6 +44,8 @@ VOICES: dict[str, tuple[str, ...]] = {
     # MBROLA's two Mexican diphone voices (session 52): not in the adaptation clips.
     "mbrola": ("--voices", "mbrola:mx1,mbrola:mx2"),
 }
+# The voices decisions are chosen on (the default); Pico's games are reported only.
+CHOOSE_VOICES = ("espeak", "festival", "mbrola")
 # How a count is answered (simulated players, `voice-ref bench --count-aloud ...`).
 STYLES: dict[str, tuple[str, ...]] = {
     "ord": (),
@@ -187,9 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     both.add_argument("b", type=Path)
     for p in (run, both):
         p.add_argument("--seeds", default="1,2,3")
-        p.add_argument("--voices", default="espeak,festival",
-                       help=f"comma-separated: {', '.join(VOICES)} (choose on espeak + "
-                            "festival; report pico)")
+        p.add_argument("--voices", default=",".join(CHOOSE_VOICES),
+                       help=f"comma-separated: {', '.join(VOICES)} (choose on "
+                            f"{' + '.join(CHOOSE_VOICES)}; report pico)")
     args = ap.parse_args(argv)
     voices, seeds = _names(args.voices, VOICES), _numbers(args.seeds)
     if args.command == "compare":
