@@ -696,6 +696,7 @@ def test_a_free_transcript_that_sounds_like_the_phrase_is_no_evidence_against_it
         # Whisper sure of words that sound like the call: the call misspelled, asked about
         ([("dudo", 0.95)], "Hugo", -0.5, "confirm"),
         ([("dudo", 0.95)], "E, uno.", -0.6, "confirm"),  # after a hesitation too
+        ([("dudo", 0.95)], "Dura.", -0.7, "confirm"),  # the soft d heard as the tap r
         # sure of other words: table talk, no question
         ([("dudo", 0.95)], "Madre", -0.5, "ignore"),
         ([("dudo", 0.95)], "Bueno, madre.", -0.5, "ignore"),

@@ -12,7 +12,7 @@ spelling but not in sound. This module compares sounds instead:
   (recognizers split words anywhere: "sincoprines").
 - `sound_similarity`: 0..1, one minus an edit distance over the keys in which
   substituting a near sound costs less (voicing pairs d/t, b/p, g/k; d/n; the soft
-  d/g; e/i, o/u; l/r; m/n) and so does a dropped soft d ("Hugo" for "dudo"), divided by
+  d/g and d/r; e/i, o/u; l/r; m/n) and so does a dropped soft d ("Hugo" for "dudo"), divided by
   the longer key.
 
 Small on purpose (PyPI's `epitran` + `panphon` do IPA and feature distances, at the
@@ -29,9 +29,12 @@ from voice_ref.language.text import tokenize
 
 VOWELS = frozenset("aeiou")
 # Sounds a recognizer or a synthetic voice swaps most easily: voicing pairs, close vowels.
+# The soft [ð] of a /d/ between vowels is next to the tap r ("todo" / "toro"): Whisper
+# writes "Dura." for "dudo" (session 52).
 NEAR_PAIRS = frozenset(
     frozenset(p)
-    for p in ("bp", "dt", "gk", "dn", "dg", "ei", "ou", "iy", "lr", "mn", "sC", "jk", "fj")
+    for p in ("bp", "dt", "gk", "dn", "dg", "dr", "ei", "ou", "iy", "lr", "mn", "sC", "jk",
+              "fj")
 )
 # Coarse classes: a swap inside one costs less than across.
 CLASSES = ("aeiou", "pbtdkg", "mn", "lr", "sfjCy")
