@@ -117,7 +117,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_voice(voice: Voice) -> None:
+def check_voice(voice: Voice) -> None:
     """A Pico, Festival or MBROLA player voice names that engine's Spanish voice, and the
     engine is installed (espeak-ng's voices are checked when it speaks)."""
     match voice.engine:
@@ -153,7 +153,7 @@ def _options(args: argparse.Namespace, config: Config) -> BenchOptions:
     if not voices:
         raise ValueError("--voices needs at least one espeak-ng voice name.")
     for name in voices:
-        _check_voice(Voice(name))
+        check_voice(Voice(name))
     pause_p = getattr(args, "pauses", None) or 0.0
     if not 0.0 <= pause_p <= 1.0:
         raise ValueError("--pauses is a probability, from 0 to 1.")

@@ -1,5 +1,5 @@
-"""tools/make_pico_set.py: DEV lines said again by another synthesizer (a fake pico2wave
-here), with the held-out noises only, at the label's level and SNR."""
+"""tools/make_voice_set.py: DEV lines said again by another synthesizer (a fake pico2wave
+here), with one split's noises only, at the label's level and SNR."""
 
 from __future__ import annotations
 
@@ -40,9 +40,9 @@ def _dev_like(src: Path) -> list[dict]:
         {"file": "wav/dev_0001.wav", "category": "noise_only", "noise": "tap", "snr": None,
          "text": "", "intent": {"type": "none"}},  # odd: held out
         {"file": "wav/dev_0002.wav", "category": "noise_only", "noise": "tap", "snr": None,
-         "text": "", "intent": {"type": "none"}},  # even: tuning, never used
+         "text": "", "intent": {"type": "none"}},  # even: tuning
         {"file": "wav/dev_0003.wav", "category": "bid", "voice": "es+m1", "noise": "tap",
-         "snr": 6, "level_dbfs": -24.0, "text": "cinco quinas",
+         "snr": 6, "level_dbfs": -24.0, "text": "cinco quinas", "rate": 150,
          "intent": {"type": "bid", "quantity": 5, "face": 5}},
         {"file": "wav/dev_0004.wav", "category": "dudo", "voice": "es+f4", "noise": None,
          "snr": None, "level_dbfs": -30.0, "text": "dudo", "intent": {"type": "dudo"}},
@@ -66,17 +66,20 @@ def _install_fake_pico(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(folder))
 
 
-def test_each_line_is_said_again_at_its_level_with_held_out_noise(tmp_path, monkeypatch):
+@pytest.mark.parametrize(("split", "noise_hz"), [("heldout", 300), ("tuning", 4000)])
+def test_each_line_is_said_again_at_its_level_with_one_splits_noise(
+        tmp_path, monkeypatch, split, noise_hz):  # noqa: ANN001
     src, out, bin_dir = tmp_path / "dev", tmp_path / "pico", tmp_path / "bin"
     bin_dir.mkdir()
     labels = _dev_like(src)
     _install_fake_pico(bin_dir, monkeypatch)
-    assert load_tool("make_pico_set").main([str(src), str(out)]) == 0
+    assert load_tool("make_voice_set").main([str(src), str(out), "--split", split]) == 0
     made = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
     assert [x["file"] for x in made] == [x["file"] for x in labels[2:]]  # no noise-only clips
     for label, new in zip(labels[2:], made, strict=True):
         assert (new["text"], new["intent"]) == (label["text"], label["intent"])
-        assert (new["voice"], new["split"]) == ("pico-es-ES", "heldout")
+        assert (new["voice"], new["split"]) == ("pico-es-ES", split)
+        assert "rate" not in new  # espeak-ng's speed of the DEV clip, not Pico's
         clip = read_wav(out / new["file"], RATE)
         start, end = round(new["speech_start"] * RATE), round(new["speech_end"] * RATE)
         assert end - start == pytest.approx(0.1 * len(label["text"]) * RATE, abs=2)  # hiss cut
@@ -91,7 +94,7 @@ def test_each_line_is_said_again_at_its_level_with_held_out_noise(tmp_path, monk
         noise_power = float(np.mean(lead**2))  # (speech + noise) / noise = 10^0.6 + 1 at 6 dB
         assert active_power(noisy[start:end]) / noise_power == pytest.approx(10**0.6 + 1, rel=0.1)
         peak_hz = np.fft.rfftfreq(len(lead), 1 / RATE)[np.argmax(np.abs(np.fft.rfft(lead)))]
-        assert peak_hz == pytest.approx(300, abs=10)
+        assert peak_hz == pytest.approx(noise_hz, abs=10)
     clean = read_wav(out / made[1]["file"], RATE)  # "dudo": no noise under it
     assert not clean[: round(made[1]["speech_start"] * RATE)].any()
 
@@ -100,6 +103,6 @@ def test_without_pico2wave_the_tool_says_how_to_install_it(tmp_path, monkeypatch
     _dev_like(tmp_path / "dev")
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SystemExit):
-        load_tool("make_pico_set").main([str(tmp_path / "dev"), str(tmp_path / "out")])
+        load_tool("make_voice_set").main([str(tmp_path / "dev"), str(tmp_path / "out")])
     assert "apt install libttspico-utils" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
