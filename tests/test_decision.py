@@ -335,6 +335,15 @@ def test_a_call_after_a_hesitation_is_the_call(hyps, free, intent) -> None:  # n
     assert d.action == "accept" and d.intent == intent
 
 
+def test_a_word_opening_with_r_does_not_say_a_name_opening_with_d() -> None:
+    """A d that starts a word is a stop, not the soft d near the tap r: "Río, tres patos."
+    (MBROLA's "digo tres patos") does not name Diego (session 52)."""
+    heard = utt(("Diego 3 patos", 0.78), ("digo 3 patos", 0.22), free="Río, tres patos.")
+    limits = replace(LIMITS, name_sound=0.5, sure_talk=-1.0)
+    d = decide(heard, Parser(["Ana", "Diego"]), view=CALLING, limits=limits)
+    assert d.intent == BidIntent(quantity=3, face=2)
+
+
 @pytest.mark.parametrize(
     ("hyps", "free", "player"),
     [

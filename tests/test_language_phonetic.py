@@ -116,6 +116,30 @@ SOUND_UNLIKE = [
 ]
 
 
+@pytest.mark.parametrize(("text", "key"), [
+    ("dudo", "duDo"),  # the second d, between vowels, is the soft one
+    ("Dura.", "duRa"),  # an r between vowels is the tap
+    ("Diego", "diego"),  # a d that starts a word is a stop
+    ("Río", "rio"),  # an r that starts a word is the trill
+    ("a dos", "aDos"),  # after a vowel across words too: speech runs words together
+])
+def test_a_d_or_r_between_vowels_is_soft(text: str, key: str) -> None:
+    assert sound_key(text) == key
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Dura.", "dudo"),  # the tap for the soft d
+    ("Arudo", "dudo"),  # the tap for the d a word starts with
+])
+def test_d_and_r_sound_alike_when_one_is_soft(a: str, b: str) -> None:
+    assert sound_similarity(a, b) >= 0.75
+
+
+def test_the_trill_and_the_stop_do_not() -> None:
+    # "Río, tres patos." for "digo tres patos" names no Diego (decision.toml's name_sound 0.5)
+    assert sound_similarity("Río", "Diego") < 0.5
+
+
 @pytest.mark.parametrize(("a", "b"), SOUND_ALIKE)
 def test_mishearings_sound_alike(a: str, b: str) -> None:
     assert sound_similarity(a, b) >= 0.65

@@ -12,8 +12,9 @@ spelling but not in sound. This module compares sounds instead:
   (recognizers split words anywhere: "sincoprines").
 - `sound_similarity`: 0..1, one minus an edit distance over the keys in which
   substituting a near sound costs less (voicing pairs d/t, b/p, g/k; d/n; the soft
-  d/g and d/r; e/i, o/u; l/r; m/n) and so does a dropped soft d ("Hugo" for "dudo"), divided by
-  the longer key.
+  d/g; e/i, o/u; l/r; m/n; d/r when either is between vowels, "D" / "R" in the key:
+  the soft d and the tap r) and so does a dropped soft d ("Hugo" for "dudo"), divided
+  by the longer key.
 
 Small on purpose (PyPI's `epitran` + `panphon` do IPA and feature distances, at the
 price of several dependencies a Raspberry Pi would carry for one comparison).
@@ -29,13 +30,15 @@ from voice_ref.language.text import tokenize
 
 VOWELS = frozenset("aeiou")
 # Sounds a recognizer or a synthetic voice swaps most easily: voicing pairs, close vowels.
-# The soft [ð] of a /d/ between vowels is next to the tap r ("todo" / "toro"): Whisper
-# writes "Dura." for "dudo" (session 52).
 NEAR_PAIRS = frozenset(
     frozenset(p)
-    for p in ("bp", "dt", "gk", "dn", "dg", "dr", "ei", "ou", "iy", "lr", "mn", "sC", "jk",
-              "fj")
+    for p in ("bp", "dt", "gk", "dn", "dg", "ei", "ou", "iy", "lr", "mn", "sC", "jk", "fj")
 )
+# Between vowels a /d/ is the soft [ð] ("D" in a key) and an /r/ the tap [ɾ] ("R"), and
+# they sound alike ("todo" / "toro"; Whisper's "Dura." and "Arudo" for "dudo", session
+# 52). At a word's start they are the stop [d] and the trill [r], which do not: "Río" is
+# no "Diego". Otherwise D is a d and R an r.
+SOFT = {"D": "d", "R": "r"}
 # Coarse classes: a swap inside one costs less than across.
 CLASSES = ("aeiou", "pbtdkg", "mn", "lr", "sfjCy")
 NEAR_COST = 0.25
@@ -45,7 +48,7 @@ VOWEL_CONSONANT_COST = 1.0
 GAP_COST = 1.0
 # Spanish /d/ after a vowel or a pause is the soft [ð] that speakers and recognizers drop
 # ("cansao", Whisper's "Hugo" for "dudo", where the other d became the g it sounds like).
-SOFT_GAP_COST = {"d": 0.5}
+SOFT_GAP_COST = {"d": 0.5, "D": 0.5}
 MAX_KEY = 60  # a long transcript is cut: no call is that long, and the cost stays small
 
 
@@ -65,7 +68,8 @@ def word_key(word: str) -> str:
 def sound_key(text: str) -> str:
     """A transcript as one string of sounds ("16 quinas" -> "diesiseiskinas")."""
     key = "".join(word_key(t) for t in tokenize(spelled_out(text)))
-    return re.sub(r"(.)\1+", r"\1", key)[:MAX_KEY]
+    key = re.sub(r"(.)\1+", r"\1", key)
+    return re.sub(r"(?<=[aeiou])[dr](?=[aeiou])", lambda m: m.group().upper(), key)[:MAX_KEY]
 
 
 def _class(ch: str) -> int:
@@ -78,6 +82,10 @@ def _class(ch: str) -> int:
 @lru_cache(maxsize=1024)
 def substitution_cost(a: str, b: str) -> float:
     """What hearing sound `b` for sound `a` costs (0 same, 1 unrelated)."""
+    plain_a, plain_b = SOFT.get(a, a), SOFT.get(b, b)
+    if {plain_a, plain_b} == {"d", "r"} and (a in SOFT or b in SOFT):
+        return NEAR_COST
+    a, b = plain_a, plain_b
     if a == b:
         return 0.0
     if frozenset((a, b)) in NEAR_PAIRS:
