@@ -38,7 +38,6 @@ import gzip
 import json
 import math
 import random
-import shutil
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields
@@ -49,13 +48,13 @@ import soxr
 
 from voice_ref.language.spoken import number_to_words, spelled_out, with_digits
 from voice_ref.simulation.render import (
-    MBROLA_ROOT,
     RATE,
     NoiseBank,
     Voice,
     active_power,
     espeak,
     mbrola,
+    mbrola_available,
     mix,
     reverberant,
 )
@@ -196,8 +195,9 @@ def render_clip(src: Sources, seed: int, index: int) -> tuple[np.ndarray, dict]:
     kind, text = utterance(src.vocab, rng, src.sounds)
     rate, pitch = rng.randint(130, 200), rng.randint(30, 70)
     if src.mbrola and rng.random() < MBROLA_SHARE:
-        voice = "mb-" + rng.choice(src.mbrola)
-        speech = mbrola(spoken_text(text), Voice(f"mbrola:{voice[3:]}", rate, pitch))
+        database = rng.choice(src.mbrola)
+        voice = f"mb-{database}"  # the label's name for it, as espeak-ng's own
+        speech = mbrola(spoken_text(text), Voice(f"mbrola:{database}", rate, pitch))
     else:
         voice = rng.choice(src.voices)
         speech = espeak(spoken_text(text), Voice(voice, rate, pitch))
@@ -254,11 +254,10 @@ class ClipRecipe:
     sounds: float = 0.0
 
 
-def installed_mbrola(root: Path = MBROLA_ROOT) -> tuple[str, ...]:
-    """The MBROLA Spanish databases this machine has (none without the `mbrola` program)."""
-    if shutil.which("mbrola") is None:
-        return ()
-    return tuple(db for db in MBROLA if (root / db / db).is_file())
+def installed_mbrola() -> tuple[str, ...]:
+    """The MBROLA Spanish databases this machine can speak (none without the `mbrola`
+    program)."""
+    return tuple(db for db in MBROLA if mbrola_available(db))
 
 
 def build_clips(out: Path, recipe: ClipRecipe, noise: NoiseBank | None, dictionary: Path,
